@@ -1,0 +1,330 @@
+//! GPUs, links and their arithmetic-intensity thresholds (App. A, Table A.1).
+//!
+//! # Units of the presets
+//!
+//! Figures the paper quotes are read as it reads them, in GiB and GiB/s
+//! (MODEL_NOTES fact 1): the A100 80 GB and 40 GB (memory 80 / 40 GiB,
+//! bandwidth 2039 / 1555 GiB/s), NVLink 3 (600), PCIe 4.0 x16 (63),
+//! InfiniBand 200 Gb/s (50), the CPU-GPU path (31.5), Ethernet 25 Gb/s
+//! (6.25), NVMe (3.2) and a hard drive (0.1). With them the `a100-80gb`
+//! preset reproduces the paper's tables exactly.
+//!
+//! Figures for newer hardware come from vendors' data sheets and are
+//! decimal (GB = 1e9 bytes): H100 SXM (80 GiB of HBM3, 3.35 TB/s), H200
+//! (141 GB, 4.8 TB/s), B200 (180 GB, 7.7 TB/s), NVLink 4 (900 GB/s),
+//! NVLink 5 (1800 GB/s), PCIe 5.0 x16 (126 GB/s), InfiniBand 400 Gb/s
+//! (100 GB/s) and Ethernet 100 / 400 Gb/s per GPU (25 / 100 GB/s).
+//! Every link figure is input + output, as in Table A.1.
+
+use crate::error::{check_count, check_range, Error};
+use crate::units::{Bytes, BytesPerSec, FlopPerSec, Intensity};
+
+/// A GPU and the links attached to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gpu {
+    /// Preset name (`a100-80gb`, ...).
+    pub name: &'static str,
+    /// Dense half-precision peak c_gpu.
+    pub peak: FlopPerSec,
+    /// Memory m_gpu.
+    pub memory: Bytes,
+    /// Memory bandwidth β_gpu.
+    pub memory_bandwidth: BytesPerSec,
+    /// NVLink bandwidth to the other GPUs of its node.
+    pub nvlink: BytesPerSec,
+    /// Its PCI-express link (shared by CPU transfers and the network card).
+    pub pcie: BytesPerSec,
+    /// Effective CPU-GPU bandwidth: half the PCIe link, since two GPUs
+    /// share one CPU link in an HGX node (App. A).
+    pub cpu_gpu: BytesPerSec,
+    /// GPUs per NVLink domain in the usual node.
+    pub default_node_size: u32,
+}
+
+const fn gib(x: f64) -> f64 {
+    x * 1_073_741_824.0
+}
+const fn gb(x: f64) -> f64 {
+    x * 1e9
+}
+
+/// NVIDIA A100 80 GB, the paper's reference (App. A), in a 16-GPU HGX node.
+pub const A100_80GB: Gpu = Gpu {
+    name: "a100-80gb",
+    peak: FlopPerSec(312e12),
+    memory: Bytes(gib(80.0)),
+    memory_bandwidth: BytesPerSec(gib(2039.0)),
+    nvlink: BytesPerSec(gib(600.0)),
+    pcie: BytesPerSec(gib(63.0)),
+    cpu_gpu: BytesPerSec(gib(31.5)),
+    default_node_size: 16,
+};
+/// NVIDIA A100 40 GB.
+pub const A100_40GB: Gpu = Gpu {
+    name: "a100-40gb",
+    memory: Bytes(gib(40.0)),
+    memory_bandwidth: BytesPerSec(gib(1555.0)),
+    ..A100_80GB
+};
+/// NVIDIA H100 SXM: 989 Tflop/s dense BF16, NVLink 4, PCIe 5, 8 per node.
+pub const H100_SXM: Gpu = Gpu {
+    name: "h100-sxm",
+    peak: FlopPerSec(989e12),
+    memory: Bytes(gib(80.0)),
+    memory_bandwidth: BytesPerSec(gb(3350.0)),
+    nvlink: BytesPerSec(gb(900.0)),
+    pcie: BytesPerSec(gb(126.0)),
+    cpu_gpu: BytesPerSec(gb(63.0)),
+    default_node_size: 8,
+};
+/// NVIDIA H200: the H100's compute with 141 GB at 4.8 TB/s.
+pub const H200: Gpu = Gpu {
+    name: "h200",
+    memory: Bytes(gb(141.0)),
+    memory_bandwidth: BytesPerSec(gb(4800.0)),
+    ..H100_SXM
+};
+/// NVIDIA B200: 2.25 Pflop/s dense BF16, 180 GB at 7.7 TB/s, NVLink 5.
+pub const B200: Gpu = Gpu {
+    name: "b200",
+    peak: FlopPerSec(2250e12),
+    memory: Bytes(gb(180.0)),
+    memory_bandwidth: BytesPerSec(gb(7700.0)),
+    nvlink: BytesPerSec(gb(1800.0)),
+    pcie: BytesPerSec(gb(126.0)),
+    cpu_gpu: BytesPerSec(gb(63.0)),
+    default_node_size: 8,
+};
+
+/// Every GPU preset.
+pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H200, B200];
+
+/// Looks a GPU up by name, case-insensitive.
+///
+/// # Errors
+///
+/// An unknown name.
+pub fn gpu(name: &str) -> Result<Gpu, Error> {
+    GPUS.iter()
+        .find(|g| g.name.eq_ignore_ascii_case(name.trim()))
+        .copied()
+        .ok_or(Error::Unknown { what: "GPU" })
+}
+
+/// The network that carries the data- and pipeline-parallel traffic,
+/// per GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Network {
+    /// InfiniBand HDR, 200 Gb/s per GPU (the paper's setup).
+    #[default]
+    InfiniBand200,
+    /// InfiniBand NDR, 400 Gb/s per GPU.
+    InfiniBand400,
+    /// Ethernet, 25 Gb/s per GPU (400 Gb/s per 16-GPU node, sec. 8.3).
+    Ethernet25,
+    /// Ethernet, 100 Gb/s per GPU.
+    Ethernet100,
+    /// Ethernet, 400 Gb/s per GPU.
+    Ethernet400,
+}
+
+impl Network {
+    /// Every network, for menus.
+    pub const ALL: [Self; 5] = [
+        Self::InfiniBand200,
+        Self::InfiniBand400,
+        Self::Ethernet25,
+        Self::Ethernet100,
+        Self::Ethernet400,
+    ];
+
+    /// Bandwidth per GPU, input + output.
+    #[must_use]
+    pub fn bandwidth(self) -> BytesPerSec {
+        BytesPerSec(match self {
+            Self::InfiniBand200 => gib(50.0),
+            Self::InfiniBand400 => gb(100.0),
+            Self::Ethernet25 => gib(6.25),
+            Self::Ethernet100 => gb(25.0),
+            Self::Ethernet400 => gb(100.0),
+        })
+    }
+
+    /// Stable name, as used by the CLI and URLs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::InfiniBand200 => "infiniband",
+            Self::InfiniBand400 => "infiniband-400",
+            Self::Ethernet25 => "ethernet",
+            Self::Ethernet100 => "ethernet-100",
+            Self::Ethernet400 => "ethernet-400",
+        }
+    }
+
+    /// Is it InfiniBand?
+    #[must_use]
+    pub fn is_infiniband(self) -> bool {
+        matches!(self, Self::InfiniBand200 | Self::InfiniBand400)
+    }
+
+    /// Parses a name: `infiniband` (= `infiniband-200`), `infiniband-400`,
+    /// `ethernet` (= `ethernet-25`), `ethernet-100`, `ethernet-400`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, Error> {
+        let n = name.trim();
+        let eq = |s: &str| n.eq_ignore_ascii_case(s);
+        Ok(if eq("infiniband") || eq("infiniband-200") || eq("ib") {
+            Self::InfiniBand200
+        } else if eq("infiniband-400") {
+            Self::InfiniBand400
+        } else if eq("ethernet") || eq("ethernet-25") {
+            Self::Ethernet25
+        } else if eq("ethernet-100") {
+            Self::Ethernet100
+        } else if eq("ethernet-400") {
+            Self::Ethernet400
+        } else {
+            return Err(Error::Unknown { what: "network" });
+        })
+    }
+}
+
+/// The rows of Table A.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Link {
+    /// The GPU's own memory.
+    GpuMemory,
+    /// NVLink (tensor parallelism).
+    NvLink,
+    /// The GPU's PCI-express link.
+    Pcie,
+    /// InfiniBand, per GPU.
+    InfiniBand,
+    /// CPU memory through the shared PCIe switch.
+    CpuGpu,
+    /// Ethernet, per GPU.
+    Ethernet,
+    /// A local NVMe disk.
+    Nvme,
+    /// A hard drive.
+    Hdd,
+}
+
+impl Link {
+    /// Table A.1's rows, in its order.
+    pub const ALL: [Self; 8] = [
+        Self::GpuMemory,
+        Self::NvLink,
+        Self::Pcie,
+        Self::InfiniBand,
+        Self::CpuGpu,
+        Self::Ethernet,
+        Self::Nvme,
+        Self::Hdd,
+    ];
+
+    /// Stable key, as used in the CLI's JSON.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::GpuMemory => "gpu-memory",
+            Self::NvLink => "nvlink",
+            Self::Pcie => "pcie",
+            Self::InfiniBand => "infiniband",
+            Self::CpuGpu => "cpu-gpu",
+            Self::Ethernet => "ethernet",
+            Self::Nvme => "nvme",
+            Self::Hdd => "hdd",
+        }
+    }
+}
+
+/// A cluster: a GPU, its node size and the network between nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hardware {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// GPUs per NVLink domain; `None` for no limit (sec. 7, fig. 5).
+    pub node_size: Option<u32>,
+    /// Network for the data- and pipeline-parallel dimensions.
+    pub network: Network,
+    /// Fraction of peak the kernels reach. The paper ignores kernel
+    /// efficiency (sec. 5, "Resource usage"), so the default is 1.
+    pub kernel_efficiency: f64,
+}
+
+/// Largest node size accepted (an NVL72 rack is 72).
+pub const MAX_NODE_SIZE: u32 = 1 << 16;
+
+impl Default for Hardware {
+    /// The paper's setup: A100 80 GB, 16 GPUs per node, InfiniBand 200 Gb/s.
+    fn default() -> Self {
+        Self {
+            gpu: A100_80GB,
+            node_size: Some(16),
+            network: Network::InfiniBand200,
+            kernel_efficiency: 1.0,
+        }
+    }
+}
+
+impl Hardware {
+    /// Checks the node size and kernel efficiency.
+    ///
+    /// # Errors
+    ///
+    /// A node size of 0 or above [`MAX_NODE_SIZE`], or a kernel efficiency
+    /// outside (0, 1].
+    pub fn validate(&self) -> Result<&Self, Error> {
+        if let Some(n) = self.node_size {
+            check_count("node size", n.into(), 1, MAX_NODE_SIZE.into())?;
+        }
+        check_range("kernel efficiency", self.kernel_efficiency, 1e-3, 1.0)?;
+        Ok(self)
+    }
+
+    /// Bandwidth of a link. InfiniBand and Ethernet give the configured
+    /// network when it is of that kind, else the paper's (200 / 25 Gb/s).
+    #[must_use]
+    pub fn bandwidth(&self, link: Link) -> BytesPerSec {
+        let g = &self.gpu;
+        match link {
+            Link::GpuMemory => g.memory_bandwidth,
+            Link::NvLink => g.nvlink,
+            Link::Pcie => g.pcie,
+            Link::CpuGpu => g.cpu_gpu,
+            Link::InfiniBand if self.network.is_infiniband() => self.network.bandwidth(),
+            Link::InfiniBand => Network::InfiniBand200.bandwidth(),
+            Link::Ethernet if !self.network.is_infiniband() => self.network.bandwidth(),
+            Link::Ethernet => Network::Ethernet25.bandwidth(),
+            Link::Nvme => BytesPerSec(gib(3.2)),
+            Link::Hdd => BytesPerSec(gib(0.1)),
+        }
+    }
+
+    /// Arithmetic-intensity threshold of a link: c_gpu / bandwidth
+    /// (sec. 2.3, Table A.1). An operation overlapped with a transfer on
+    /// this link is compute-bound iff its intensity is at least this (eq. 3).
+    #[must_use]
+    pub fn threshold(&self, link: Link) -> Intensity {
+        self.gpu.peak / self.bandwidth(link)
+    }
+
+    /// Threshold of the data/pipeline network. Its traffic also crosses the
+    /// GPU's PCIe link to reach the network card, so the slower of the two
+    /// binds (for the paper's A100 + InfiniBand 200 it is InfiniBand).
+    #[must_use]
+    pub fn network_threshold(&self) -> Intensity {
+        let net = self.gpu.peak / self.network.bandwidth();
+        let pcie = self.threshold(Link::Pcie);
+        if net.0 >= pcie.0 {
+            net
+        } else {
+            pcie
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Transformer shapes: the X[x] family (App. B, eq. 1), named presets
+//! (Table B.1, PTD-P Table 1, Llama 3.1), parameter counts and the critical
+//! batch size (eq. 2).
+
+use crate::error::{check_count, Error};
+use crate::math;
+
+/// The shape of a dense transformer.
+///
+/// Plain data: the fields are knobs, checked by [`ModelShape::validate`]
+/// (every public function that takes a shape calls it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelShape {
+    /// Sequence length d_s, in tokens.
+    pub seq_len: u32,
+    /// Attention heads d_a.
+    pub heads: u32,
+    /// Head size d_h; the width is d_m = d_a · d_h.
+    pub head_size: u32,
+    /// Key/value heads (grouped-query attention); equal to `heads` for
+    /// multi-head attention.
+    pub kv_heads: u32,
+    /// Layers d_l.
+    pub layers: u32,
+    /// Feed-forward intermediate size d_I = n_I · d_m.
+    pub ffn: u32,
+    /// A gated (SwiGLU) feed-forward block: three weight matrices, not two.
+    pub gated_mlp: bool,
+    /// Linear biases and LayerNorm (gain and bias); otherwise no biases and
+    /// RMSNorm (gain only). Only the exact count sees this.
+    pub biases: bool,
+    /// Vocabulary size, when the embedding and LM head should be counted.
+    /// Table B.1 and the paper's formulas exclude them.
+    pub vocab: Option<u32>,
+    /// Input embedding shared with the LM head.
+    pub tied_embeddings: bool,
+}
+
+/// Largest accepted width d_m, heads × head size (far beyond X[1600]).
+pub const MAX_WIDTH: u64 = 1 << 26;
+/// Largest accepted layer count.
+pub const MAX_LAYERS: u64 = 1 << 20;
+/// Largest accepted sequence length.
+pub const MAX_SEQ_LEN: u64 = 1 << 26;
+/// Largest accepted feed-forward size.
+pub const MAX_FFN: u64 = 1 << 28;
+/// Largest accepted vocabulary.
+pub const MAX_VOCAB: u64 = 1 << 28;
+/// Largest x of the X[x] family (X[4096] has 1.4e19 parameters).
+pub const MAX_X: u32 = 4096;
+
+impl ModelShape {
+    /// Width d_m = d_a · d_h.
+    #[must_use]
+    pub fn width(&self) -> u64 {
+        u64::from(self.heads) * u64::from(self.head_size)
+    }
+
+    /// Feed-forward ratio n_I = d_I / d_m.
+    #[must_use]
+    pub fn ffn_ratio(&self) -> f64 {
+        f64::from(self.ffn) / self.width() as f64
+    }
+
+    /// Checks every field; returns the shape for chaining.
+    ///
+    /// # Errors
+    ///
+    /// A zero or absurdly large dimension, or key/value heads that do not
+    /// divide the heads.
+    pub fn validate(&self) -> Result<&Self, Error> {
+        check_count("sequence length", self.seq_len.into(), 1, MAX_SEQ_LEN)?;
+        check_count("heads", self.heads.into(), 1, MAX_WIDTH)?;
+        check_count("head size", self.head_size.into(), 1, MAX_WIDTH)?;
+        check_count("width (heads × head size)", self.width(), 1, MAX_WIDTH)?;
+        check_count(
+            "key/value heads",
+            self.kv_heads.into(),
+            1,
+            self.heads.into(),
+        )?;
+        if self.heads % self.kv_heads != 0 {
+            return Err(Error::NotDivisible {
+                what: "key/value heads",
+                value: self.kv_heads.into(),
+                of: "heads",
+                total: self.heads.into(),
+            });
+        }
+        check_count("layers", self.layers.into(), 1, MAX_LAYERS)?;
+        check_count("feed-forward size", self.ffn.into(), 1, MAX_FFN)?;
+        if let Some(v) = self.vocab {
+            check_count("vocabulary", v.into(), 1, MAX_VOCAB)?;
+        }
+        Ok(self)
+    }
+
+    /// Weight-matrix parameters of one layer, p_l.
+    ///
+    /// Sec. 5: p_l ≈ (4 + 2 n_I) d_m² for multi-head attention and a
+    /// two-matrix feed-forward block; generalised to grouped-query attention
+    /// (2 d_m² + 2 d_m · kv_heads · d_h) and gated blocks (3 d_m d_I).
+    #[must_use]
+    pub fn layer_params(&self) -> f64 {
+        let dm = self.width() as f64;
+        let kv = f64::from(self.kv_heads) * f64::from(self.head_size);
+        let mlp = if self.gated_mlp { 3.0 } else { 2.0 };
+        2.0 * dm * dm + 2.0 * dm * kv + mlp * dm * f64::from(self.ffn)
+    }
+
+    /// The parameter count p = p_l · d_l used by every formula of the paper
+    /// (sec. 5; MODEL_NOTES fact 2). For the X family, p = 12 x⁵.
+    #[must_use]
+    pub fn params(&self) -> f64 {
+        self.layer_params() * f64::from(self.layers)
+    }
+
+    /// The exact parameter count: weights, biases and norms of every layer,
+    /// plus the embedding, LM head and final norm when a vocabulary is set.
+    /// For the X family this is Table B.1's 12x⁵ + 13x³.
+    #[must_use]
+    pub fn params_exact(&self) -> f64 {
+        let dm = self.width() as f64;
+        let kv = f64::from(self.kv_heads) * f64::from(self.head_size);
+        let di = f64::from(self.ffn);
+        let per_layer_extra = if self.biases {
+            // q, k, v and output biases; feed-forward biases; two LayerNorms
+            // with gain and bias.
+            let up = if self.gated_mlp { 2.0 * di } else { di };
+            (dm + 2.0 * kv) + dm + up + dm + 4.0 * dm
+        } else {
+            // Two RMSNorm gains.
+            2.0 * dm
+        };
+        let mut total = (self.layer_params() + per_layer_extra) * f64::from(self.layers);
+        if let Some(v) = self.vocab {
+            let embed = f64::from(v) * dm;
+            total += if self.tied_embeddings {
+                embed
+            } else {
+                2.0 * embed
+            };
+            total += if self.biases { 2.0 * dm } else { dm };
+        }
+        total
+    }
+
+    /// Critical batch size b_c in sequences, eq. 2: b_c ≈ 573 p^{1/3} / d_s,
+    /// with the formula count p (MODEL_NOTES fact 2: X2 prints 130, not the
+    /// 141 the exact count would give). Not rounded: callers floor it.
+    #[must_use]
+    pub fn critical_batch(&self) -> f64 {
+        573.0 * math::cbrt(self.params()) / f64::from(self.seq_len)
+    }
+
+    /// Layer-activation memory per token m0, in bytes (App. C.3, where the
+    /// text never defines it).
+    ///
+    /// plan3d uses 22 d_m + 4 d_I + 8 d_a d_s: fp16 copies of eleven
+    /// width-sized tensors, the two feed-forward intermediates and the
+    /// attention scores with their gradients at the peak of the recomputed
+    /// backward pass. On the X family (d_a d_s = 8 d_m, d_I = 4 d_m) this is
+    /// 102 d_m, the value Table 6.2's five activation cells bound to
+    /// 101.99–102.07 d_m (MODEL_NOTES fact 3). A gated block holds three
+    /// intermediates (6 d_I).
+    #[must_use]
+    pub fn layer_activation_per_token(&self) -> f64 {
+        let dm = self.width() as f64;
+        let di = f64::from(self.ffn);
+        let ffn_factor = if self.gated_mlp { 6.0 } else { 4.0 };
+        22.0 * dm + ffn_factor * di + 8.0 * f64::from(self.heads) * f64::from(self.seq_len)
+    }
+}
+
+/// The X[x] model of eq. 1: d_a = x/2, d_h = 2x, d_l = x, d_s = 16x,
+/// d_m = x², d_I = 4x².
+///
+/// # Errors
+///
+/// `x` odd (d_a would not be whole), zero, or above [`MAX_X`].
+///
+/// # Examples
+///
+/// ```
+/// let x160 = plan3d_core::model::x_family(160)?;
+/// assert_eq!(x160.width(), 25_600);
+/// assert_eq!(x160.params(), 12.0 * 160f64.powi(5));
+/// # Ok::<(), plan3d_core::Error>(())
+/// ```
+pub fn x_family(x: u32) -> Result<ModelShape, Error> {
+    check_count("x", x.into(), 2, MAX_X.into())?;
+    if x % 2 != 0 {
+        return Err(Error::OddX { x });
+    }
+    Ok(ModelShape {
+        seq_len: 16 * x,
+        heads: x / 2,
+        head_size: 2 * x,
+        kv_heads: x / 2,
+        layers: x,
+        ffn: 4 * x * x,
+        gated_mlp: false,
+        biases: true,
+        vocab: None,
+        tied_embeddings: true,
+    })
+}
+
+/// A classic transformer (multi-head attention, 4× feed-forward, biases),
+/// without embeddings, as in Table B.1.
+const fn classic(seq_len: u32, heads: u32, head_size: u32, layers: u32) -> ModelShape {
+    ModelShape {
+        seq_len,
+        heads,
+        head_size,
+        kv_heads: heads,
+        layers,
+        ffn: 4 * heads * head_size,
+        gated_mlp: false,
+        biases: true,
+        vocab: None,
+        tied_embeddings: true,
+    }
+}
+
+/// BERT-large (Table B.1).
+pub const BERT: ModelShape = classic(512, 16, 64, 24);
+/// Megatron-LM 8.3B (Table B.1).
+pub const MEGATRON_8_3B: ModelShape = classic(1024, 32, 96, 72);
+/// Turing-NLG 17B (Table B.1).
+pub const T_NLG: ModelShape = classic(1024, 28, 152, 78);
+/// GPT-3 175B (Table B.1).
+pub const GPT_3: ModelShape = classic(2048, 96, 128, 96);
+/// Megatron-LM's 1T model (PTD-P Table 1: 128 layers, width 25600, 160
+/// heads, sequence 2048, vocabulary 51200 tied).
+pub const MEGATRON_1T: ModelShape = ModelShape {
+    vocab: Some(51_200),
+    ..classic(2048, 160, 160, 128)
+};
+/// Llama 3.1 405B: 126 layers, width 16384, 128 heads with 8 key/value
+/// heads, SwiGLU feed-forward 53248, RMSNorm, vocabulary 128256 untied,
+/// sequence 8192.
+pub const LLAMA_3_1_405B: ModelShape = ModelShape {
+    seq_len: 8192,
+    heads: 128,
+    head_size: 128,
+    kv_heads: 8,
+    layers: 126,
+    ffn: 53_248,
+    gated_mlp: true,
+    biases: false,
+    vocab: Some(128_256),
+    tied_embeddings: false,
+};
+
+/// Named presets (besides `x<N>`), as `(name, shape)`; feeds dropdowns.
+pub const PRESETS: &[(&str, ModelShape)] = &[
+    ("bert", BERT),
+    ("megatron-8.3b", MEGATRON_8_3B),
+    ("t-nlg", T_NLG),
+    ("gpt-3", GPT_3),
+    ("megatron-1t", MEGATRON_1T),
+    ("llama-3.1-405b", LLAMA_3_1_405B),
+];
+
+/// Looks a model up by name: a preset of [`PRESETS`] or `x<N>` (any even
+/// N), case-insensitive.
+///
+/// # Errors
+///
+/// An unknown name, or an `x<N>` that [`x_family`] rejects.
+pub fn preset(name: &str) -> Result<ModelShape, Error> {
+    let name = name.trim();
+    if let Some(rest) = name.strip_prefix(['x', 'X']) {
+        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+            let x: u32 = rest.parse().map_err(|_| Error::OutOfRange {
+                what: "x",
+                value: f64::INFINITY,
+                min: 2.0,
+                max: f64::from(MAX_X),
+            })?;
+            return x_family(x);
+        }
+    }
+    PRESETS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, m)| m)
+        .ok_or(Error::Unknown { what: "model" })
+}

@@ -1,0 +1,191 @@
+//! Typed quantities, so that bytes never meet flop/s by accident.
+//!
+//! # Conventions
+//!
+//! * [`Bytes`] and [`BytesPerSec`] hold plain bytes. The paper writes "GB"
+//!   but means GiB (2^30 bytes) for every memory and bandwidth figure
+//!   (MODEL_NOTES fact 1); [`Bytes::gib`] and [`BytesPerSec::from_gib_per_s`]
+//!   make that reading explicit. Newer vendor figures are decimal
+//!   ([`BytesPerSec::from_gb_per_s`]).
+//! * Bandwidths are "input + output" totals, as in Table A.1.
+//! * [`Flop`] is an amount of work, [`FlopPerSec`] a rate; compute is always
+//!   decimal (312 Tflop/s = 312e12).
+//! * [`Intensity`] is an arithmetic intensity in flop per byte.
+
+use core::ops::{Add, AddAssign, Div, Mul, Sub};
+
+/// Bytes in a GiB, the paper's "GB".
+pub const GIB: f64 = 1_073_741_824.0;
+/// Bytes in a decimal GB, the unit of vendors' data sheets.
+pub const GB: f64 = 1e9;
+/// Seconds in a day.
+pub const DAY: f64 = 86_400.0;
+/// Days in a year, as the paper counts them (MODEL_NOTES fact 5).
+pub const DAYS_PER_YEAR: f64 = 365.0;
+
+macro_rules! quantity {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+        pub struct $name(pub f64);
+
+        impl $name {
+            /// The raw value in the type's base unit.
+            #[must_use]
+            pub const fn get(self) -> f64 {
+                self.0
+            }
+        }
+
+        impl Add for $name {
+            type Output = Self;
+            fn add(self, rhs: Self) -> Self {
+                Self(self.0 + rhs.0)
+            }
+        }
+
+        impl AddAssign for $name {
+            fn add_assign(&mut self, rhs: Self) {
+                self.0 += rhs.0;
+            }
+        }
+
+        impl Sub for $name {
+            type Output = Self;
+            fn sub(self, rhs: Self) -> Self {
+                Self(self.0 - rhs.0)
+            }
+        }
+
+        impl Mul<f64> for $name {
+            type Output = Self;
+            fn mul(self, rhs: f64) -> Self {
+                Self(self.0 * rhs)
+            }
+        }
+
+        impl Div<f64> for $name {
+            type Output = Self;
+            fn div(self, rhs: f64) -> Self {
+                Self(self.0 / rhs)
+            }
+        }
+
+        impl core::iter::Sum for $name {
+            fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+                Self(iter.map(|x| x.0).sum())
+            }
+        }
+    };
+}
+
+quantity!(
+    /// An amount of memory, in bytes.
+    Bytes
+);
+quantity!(
+    /// A bandwidth, in bytes per second (input + output).
+    BytesPerSec
+);
+quantity!(
+    /// An amount of computation, in floating-point operations.
+    Flop
+);
+quantity!(
+    /// A compute rate, in floating-point operations per second.
+    FlopPerSec
+);
+quantity!(
+    /// A duration, in seconds.
+    Seconds
+);
+quantity!(
+    /// An arithmetic intensity, in flop per byte (sec. 2.3).
+    Intensity
+);
+
+impl Bytes {
+    /// From GiB (the paper's "GB").
+    #[must_use]
+    pub fn from_gib(gib: f64) -> Self {
+        Self(gib * GIB)
+    }
+    /// From decimal GB.
+    #[must_use]
+    pub fn from_gb(gb: f64) -> Self {
+        Self(gb * GB)
+    }
+    /// In GiB (the paper's "GB").
+    #[must_use]
+    pub fn gib(self) -> f64 {
+        self.0 / GIB
+    }
+}
+
+impl BytesPerSec {
+    /// From GiB/s (the paper's "GB/s").
+    #[must_use]
+    pub fn from_gib_per_s(x: f64) -> Self {
+        Self(x * GIB)
+    }
+    /// From decimal GB/s (vendor data sheets).
+    #[must_use]
+    pub fn from_gb_per_s(x: f64) -> Self {
+        Self(x * GB)
+    }
+    /// In GiB/s (the paper's "GB/s").
+    #[must_use]
+    pub fn gib_per_s(self) -> f64 {
+        self.0 / GIB
+    }
+}
+
+impl Seconds {
+    /// In days.
+    #[must_use]
+    pub fn days(self) -> f64 {
+        self.0 / DAY
+    }
+    /// In years of 365 days.
+    #[must_use]
+    pub fn years(self) -> f64 {
+        self.days() / DAYS_PER_YEAR
+    }
+    /// From days.
+    #[must_use]
+    pub fn from_days(days: f64) -> Self {
+        Self(days * DAY)
+    }
+}
+
+/// Compute rate over bandwidth: the arithmetic-intensity threshold of a link.
+impl Div<BytesPerSec> for FlopPerSec {
+    type Output = Intensity;
+    fn div(self, rhs: BytesPerSec) -> Intensity {
+        Intensity(self.0 / rhs.0)
+    }
+}
+
+/// Work over data moved: an operation's arithmetic intensity.
+impl Div<Bytes> for Flop {
+    type Output = Intensity;
+    fn div(self, rhs: Bytes) -> Intensity {
+        Intensity(self.0 / rhs.0)
+    }
+}
+
+/// Work over rate: a duration.
+impl Div<FlopPerSec> for Flop {
+    type Output = Seconds;
+    fn div(self, rhs: FlopPerSec) -> Seconds {
+        Seconds(self.0 / rhs.0)
+    }
+}
+
+/// Data over bandwidth: a duration.
+impl Div<BytesPerSec> for Bytes {
+    type Output = Seconds;
+    fn div(self, rhs: BytesPerSec) -> Seconds {
+        Seconds(self.0 / rhs.0)
+    }
+}

@@ -1,0 +1,329 @@
+//! The paper's tables, cell by cell, at its printed precision.
+//!
+//! Lamy-Poirier 2021: Table A.1 (bandwidths, thresholds), Table B.1 (model
+//! shapes, parameter counts, critical batch), Table 6.1 (efficiency and
+//! time of X160's fastest configurations), Table 6.2 (their memory).
+
+use plan3d_core::{
+    evaluate,
+    hardware::A100_80GB,
+    model::{self, x_family},
+    round_sig, Config, Hardware, Link, Method, ModelShape,
+};
+
+/// Asserts `x` prints as `printed` at `digits` significant figures.
+#[track_caller]
+fn assert_sig(x: f64, digits: u32, printed: f64) {
+    let r = round_sig(x, digits);
+    assert!(
+        (r - printed).abs() <= printed.abs() * 1e-9,
+        "{x} rounds to {r} at {digits} significant figures, the paper prints {printed}"
+    );
+}
+
+#[test]
+fn table_a1_bandwidths_and_thresholds() {
+    let hw = Hardware::default();
+    // (link, GB/s as printed, threshold as printed, significant figures)
+    let rows = [
+        (Link::GpuMemory, 2039.0, 143.0, 3),
+        (Link::NvLink, 600.0, 484.0, 3),
+        (Link::Pcie, 63.0, 4.61e3, 3),
+        (Link::InfiniBand, 50.0, 5.81e3, 3),
+        (Link::CpuGpu, 31.5, 9.22e3, 3),
+        (Link::Ethernet, 6.25, 46.5e3, 3),
+        (Link::Nvme, 3.2, 90.8e3, 3),
+        (Link::Hdd, 0.1, 2.91e6, 3),
+    ];
+    for (link, gbs, threshold, digits) in rows {
+        assert_eq!(hw.bandwidth(link).gib_per_s(), gbs, "{link:?}");
+        assert_sig(hw.threshold(link).0, digits, threshold);
+    }
+    // Sec. 2.3: decimal units would give 153, not 143 (MODEL_NOTES fact 1).
+    assert_sig(312e12 / 2039e9, 3, 153.0);
+    assert_eq!(A100_80GB.memory.gib(), 80.0);
+}
+
+#[test]
+fn table_b1_every_cell() {
+    // (model, p printed, sig. figures of p, b_c printed, d_s, d_a, d_h, d_m, d_l)
+    let x = |n| x_family(n).unwrap();
+    let rows: [(ModelShape, f64, u32, f64, u32, u32, u32, u64, u32); 9] = [
+        (x(2), 488.0, 3, 130.0, 32, 1, 4, 4, 2),
+        (model::BERT, 301e6, 3, 751.0, 512, 16, 64, 1024, 24),
+        (x(32), 403e6, 3, 826.0, 512, 16, 64, 1024, 32),
+        (
+            model::MEGATRON_8_3B,
+            8.15e9,
+            3,
+            1130.0,
+            1024,
+            32,
+            96,
+            3072,
+            72,
+        ),
+        (x(64), 12.9e9, 3, 1310.0, 1024, 32, 128, 4096, 64),
+        (model::T_NLG, 17.0e9, 3, 1440.0, 1024, 28, 152, 4256, 78),
+        (model::GPT_3, 174e9, 3, 1560.0, 2048, 96, 128, 12288, 96),
+        (x(108), 176e9, 3, 1860.0, 1728, 54, 216, 11664, 108),
+        (x(160), 1.26e12, 3, 2420.0, 2560, 80, 320, 25600, 160),
+    ];
+    for (i, (m, p, p_digits, bc, ds, da, dh, dm, dl)) in rows.into_iter().enumerate() {
+        assert_eq!(
+            (m.seq_len, m.heads, m.head_size, m.width(), m.layers),
+            (ds, da, dh, dm, dl),
+            "row {i}"
+        );
+        // The X rows print the exact count 12x⁵ + 13x³, the named models
+        // the formula count (4 + 2n_I)·d_m²·d_l (MODEL_NOTES fact 2).
+        let is_x = i % 2 == 0 && i != 6 || i == 7;
+        let count = if is_x { m.params_exact() } else { m.params() };
+        if i == 1 {
+            // The paper prints BERT as 301 M: 12·1024²·24 = 301,989,888,
+            // truncated rather than rounded (every other row rounds).
+            assert_eq!(m.params(), 301_989_888.0);
+            assert_eq!((count / 1e6).floor(), 301.0);
+        } else {
+            assert_sig(count, p_digits, p);
+        }
+        assert_sig(m.critical_batch(), 3, bc);
+    }
+    // X2 prints 130 only with the formula count: the exact one gives 141.
+    let x2 = x(2);
+    assert_eq!(x2.params_exact(), 488.0);
+    assert_eq!(round_sig(573.0 * x2.params_exact().cbrt() / 32.0, 3), 141.0);
+}
+
+/// Table 6.1's rows: (parallelism, method, offload, b, b_µ, n_µ, n_gpu,
+/// n_b, n_l, n_a, efficiency, time in days, time printed in years?)
+struct Row {
+    name: &'static str,
+    method: Method,
+    offload: bool,
+    b: u64,
+    bmu: u32,
+    nmu: u32,
+    ngpu: u64,
+    nb: u32,
+    nl: u32,
+    na: u32,
+    efficiency: f64,
+    time: f64,
+    years: bool,
+}
+
+const fn row(
+    name: &'static str,
+    method: Method,
+    offload: bool,
+    [b, bmu, nmu, ngpu, nb, nl, na]: [u64; 7],
+    efficiency: f64,
+    time: f64,
+    years: bool,
+) -> Row {
+    Row {
+        name,
+        method,
+        offload,
+        b,
+        bmu: bmu as u32,
+        nmu: nmu as u32,
+        ngpu,
+        nb: nb as u32,
+        nl: nl as u32,
+        na: na as u32,
+        efficiency,
+        time,
+        years,
+    }
+}
+
+const B: Method = Method::Baseline;
+const P: Method = Method::Partitioned;
+const I: Method = Method::Improved;
+
+/// Table 6.1, transcribed.
+const TABLE_6_1: [Row; 9] = [
+    row(
+        "None",
+        B,
+        true,
+        [2416, 4, 604, 1, 1, 1, 1],
+        1.00,
+        630.0,
+        true,
+    ),
+    row(
+        "Data",
+        B,
+        true,
+        [2415, 5, 1, 483, 483, 1, 1],
+        1.00,
+        1.3,
+        true,
+    ),
+    row(
+        "Data",
+        P,
+        true,
+        [2415, 5, 1, 483, 483, 1, 1],
+        1.00,
+        1.3,
+        true,
+    ),
+    row(
+        "Data + pipe",
+        B,
+        true,
+        [2412, 4, 201, 480, 3, 160, 1],
+        0.56,
+        2.4,
+        true,
+    ),
+    row(
+        "Data + pipe",
+        I,
+        false,
+        [2415, 1, 5, 2415, 483, 5, 1],
+        0.94,
+        100.0,
+        false,
+    ),
+    row(
+        "Data + tensor",
+        B,
+        true,
+        [2415, 5, 1, 7728, 483, 1, 16],
+        0.93,
+        32.0,
+        false,
+    ),
+    row(
+        "Data + tensor",
+        P,
+        false,
+        [2415, 5, 1, 7728, 483, 1, 16],
+        0.93,
+        32.0,
+        false,
+    ),
+    row(
+        "3d",
+        B,
+        false,
+        [2408, 1, 172, 35840, 14, 160, 16],
+        0.48,
+        13.0,
+        false,
+    ),
+    row(
+        "3d",
+        I,
+        false,
+        [2415, 1, 5, 38640, 483, 5, 16],
+        0.88,
+        6.8,
+        false,
+    ),
+];
+
+/// Table 6.2, transcribed: state, checkpoints, buffers, activations,
+/// offloadable, non-offloadable, in the paper's GB (GiB).
+const TABLE_6_2: [[f64; 6]; 9] = [
+    [14.1e3, 47.2e3, 43.9, 24.9, 61.2e3, 68.8],
+    [14.1e3, 97.7, 43.9, 31.1, 14.2e3, 75.1],
+    [29.1, 97.7, 43.9, 31.1, 127.0, 75.1],
+    [87.9, 98.1, 43.9, 24.9, 186.0, 68.8],
+    [5.82, 19.5, 43.9, 6.23, 25.4, 50.2],
+    [879.0, 6.10, 2.75, 1.95, 885.0, 4.69],
+    [1.82, 6.10, 2.75, 1.95, 7.92, 4.69],
+    [5.49, 1.31, 2.75, 0.389, 6.81, 3.14],
+    [0.364, 1.22, 2.75, 0.389, 1.58, 3.14],
+];
+
+fn config(r: &Row) -> Config {
+    Config {
+        method: r.method,
+        data: r.nb,
+        pipe: r.nl,
+        tensor: r.na,
+        micro_batch: r.bmu,
+        micro_batches: r.nmu,
+        offload: r.offload,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn table_6_1_efficiency_and_time() {
+    let x160 = x_family(160).unwrap();
+    let hw = Hardware::default();
+    for r in &TABLE_6_1 {
+        let e = evaluate(&x160, &hw, &config(r)).unwrap();
+        let what = format!("{} {:?}", r.name, r.method);
+        assert_eq!((e.batch, e.gpus), (r.b, r.ngpu), "{what}");
+        assert_eq!(
+            (e.efficiency * 100.0).round() / 100.0,
+            r.efficiency,
+            "{what}: efficiency {}",
+            e.efficiency
+        );
+        let t = if r.years {
+            e.time.years()
+        } else {
+            e.time.days()
+        };
+        assert_sig(t, 2, r.time);
+        // Offload is needed exactly where the table says so (fact 10).
+        let needs_offload = e.memory.total().0 > hw.gpu.memory.0;
+        assert_eq!(needs_offload, r.offload, "{what}");
+        assert!(e.fits, "{what}: the non-offloadable part fits");
+        // The rule-selected configurations hide every overlapped transfer.
+        for t in e.transfers.iter().filter(|t| t.overlapped) {
+            assert!(t.hidden(), "{what}: {t:?}");
+        }
+    }
+}
+
+#[test]
+fn table_6_2_all_54_memory_cells() {
+    let x160 = x_family(160).unwrap();
+    let hw = Hardware::default();
+    for (r, cells) in TABLE_6_1.iter().zip(TABLE_6_2) {
+        let m = evaluate(&x160, &hw, &config(r)).unwrap().memory;
+        let got = [
+            m.state,
+            m.checkpoints,
+            m.buffers,
+            m.activations,
+            m.offloadable(),
+            m.non_offloadable(),
+        ];
+        for (g, printed) in got.into_iter().zip(cells) {
+            assert_sig(g.gib(), 3, printed);
+        }
+    }
+}
+
+#[test]
+fn section_6_totals() {
+    // "Training for 100 k steps requires 6.24×10²⁴ floating point operations,
+    // or 72 exaflop/s·day, which corresponds to 231 k GPU-days on A100s".
+    // The text rounds b_c to 2420 before multiplying: 6.236e24; the
+    // unrounded b_c = 2416.6 gives 6.227e24 (both 6.2e24).
+    let x160 = x_family(160).unwrap();
+    let flops = 8.0 * x160.critical_batch() * 2560.0 * x160.params() * 1e5;
+    assert_sig(flops, 2, 6.2e24);
+    assert_sig(8.0 * 2420.0 * 2560.0 * x160.params() * 1e5, 3, 6.24e24);
+    assert_sig(flops / 1e18 / 86_400.0, 2, 72.0);
+    assert_sig(flops / 312e12 / 86_400.0, 3, 231e3);
+    // The tensor degree switches to 16 near 50 B parameters (sec. 5):
+    // eq. 12's NVLink overhead at n_a = 16 is 25 % when (4+2n_I)d_m/(45) =
+    // 4·484, i.e. d_m ≈ 7260, X[85] ≈ 53 B parameters.
+    let hw = Hardware::default();
+    let nvlink = hw.threshold(Link::NvLink).0;
+    let dm_switch = 4.0 * nvlink * 45.0 / 12.0;
+    let p_switch = 12.0 * dm_switch.powf(2.5);
+    assert!((40e9..60e9).contains(&p_switch), "{p_switch}");
+}
