@@ -1,1 +1,492 @@
-fn main() {}
+//! `plan3d`: the command-line front end to plan3d-core.
+//!
+//! Readable tables by default, `--json` for scripts. The subcommands and
+//! JSON fields are a stable interface, documented in the README.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use plan3d_core::{
+    estimate, evaluate, hardware, model, zero, ActivationModel, Config, Error, Evaluation,
+    Hardware, Link, Method, ModelShape, Network,
+};
+use serde_json::{json, Map, Value};
+
+#[derive(Parser)]
+#[command(
+    name = "plan3d",
+    version,
+    about = "Plan the distributed training of large transformers"
+)]
+struct Cli {
+    /// Print JSON instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Shape, parameter counts and critical batch size of a model.
+    Model {
+        /// A preset (bert, megatron-8.3b, t-nlg, gpt-3, megatron-1t,
+        /// llama-3.1-405b) or x<N> for the X[N] family; omit for a custom shape.
+        name: Option<String>,
+        #[command(flatten)]
+        shape: ShapeArgs,
+    },
+    /// A GPU's peak, memory and links with their intensity thresholds (Table A.1).
+    Hardware {
+        #[command(flatten)]
+        hw: HardwareArgs,
+    },
+    /// Memory, overheads, efficiency and training time of one configuration.
+    Evaluate(EvaluateArgs),
+    /// ZeRO-DP model-state memory per device and communication volume.
+    Zero {
+        /// Parameter count Ψ.
+        #[arg(long)]
+        params: f64,
+        /// Data-parallel degree N_d.
+        #[arg(long)]
+        dp: u32,
+        /// ZeRO stage: 0 (none), 1 (optimizer), 2 (+ gradients), 3 (+ parameters).
+        #[arg(long)]
+        stage: u8,
+        /// Optimizer memory multiplier K (12 for mixed-precision Adam).
+        #[arg(long, default_value_t = 12.0)]
+        k: f64,
+    },
+    /// Training time from tokens and achieved throughput (PTD-P eq. 4).
+    Estimate {
+        /// Parameter count P.
+        #[arg(long)]
+        params: f64,
+        /// Training tokens T.
+        #[arg(long)]
+        tokens: f64,
+        /// GPU count n.
+        #[arg(long)]
+        gpus: f64,
+        /// Achieved flop/s per GPU X.
+        #[arg(long)]
+        flops_per_gpu: f64,
+        /// Flop per token and parameter: 8 with recomputation, 6 without.
+        #[arg(long, default_value_t = estimate::FLOPS_FACTOR_RECOMPUTE)]
+        flops_factor: f64,
+    },
+}
+
+/// Custom shape flags; each overrides the preset's field.
+#[derive(Args, Default)]
+struct ShapeArgs {
+    /// Sequence length d_s.
+    #[arg(long)]
+    seq_len: Option<u32>,
+    /// Attention heads d_a.
+    #[arg(long)]
+    heads: Option<u32>,
+    /// Head size d_h.
+    #[arg(long)]
+    head_size: Option<u32>,
+    /// Layers d_l.
+    #[arg(long)]
+    layers: Option<u32>,
+    /// Feed-forward size d_I (default 4 × width).
+    #[arg(long)]
+    ffn: Option<u32>,
+    /// Key/value heads (grouped-query attention; default: heads).
+    #[arg(long)]
+    kv_heads: Option<u32>,
+    /// Gated (SwiGLU) feed-forward block.
+    #[arg(long)]
+    gated: bool,
+    /// No linear biases, RMSNorm.
+    #[arg(long)]
+    no_biases: bool,
+    /// Vocabulary size (counts the embedding and LM head).
+    #[arg(long)]
+    vocab: Option<u32>,
+    /// Untied input embedding and LM head.
+    #[arg(long)]
+    untied: bool,
+}
+
+impl ShapeArgs {
+    fn shape(&self, name: Option<&str>) -> Result<ModelShape, String> {
+        let mut m = match name {
+            Some(n) => model::preset(n).map_err(|e| format!("{e} '{n}'"))?,
+            None => {
+                let missing: Vec<&str> = [
+                    ("--seq-len", self.seq_len.is_none()),
+                    ("--heads", self.heads.is_none()),
+                    ("--head-size", self.head_size.is_none()),
+                    ("--layers", self.layers.is_none()),
+                ]
+                .into_iter()
+                .filter_map(|(f, m)| m.then_some(f))
+                .collect();
+                if !missing.is_empty() {
+                    return Err(format!(
+                        "give a model name or a custom shape (missing {})",
+                        missing.join(", ")
+                    ));
+                }
+                let heads = self.heads.unwrap_or(1);
+                ModelShape {
+                    seq_len: 1,
+                    heads,
+                    head_size: 1,
+                    kv_heads: heads,
+                    layers: 1,
+                    ffn: 1,
+                    gated_mlp: false,
+                    biases: true,
+                    vocab: None,
+                    tied_embeddings: true,
+                }
+            }
+        };
+        if let Some(v) = self.seq_len {
+            m.seq_len = v;
+        }
+        if let Some(v) = self.heads {
+            m.heads = v;
+            m.kv_heads = v;
+        }
+        if let Some(v) = self.head_size {
+            m.head_size = v;
+        }
+        if let Some(v) = self.layers {
+            m.layers = v;
+        }
+        if name.is_none() || self.heads.is_some() || self.head_size.is_some() {
+            m.ffn = u32::try_from(4 * m.width()).unwrap_or(u32::MAX);
+        }
+        if let Some(v) = self.ffn {
+            m.ffn = v;
+        }
+        if let Some(v) = self.kv_heads {
+            m.kv_heads = v;
+        }
+        m.gated_mlp |= self.gated;
+        m.biases &= !self.no_biases;
+        if self.vocab.is_some() {
+            m.vocab = self.vocab;
+        }
+        m.tied_embeddings &= !self.untied;
+        m.validate().map_err(|e| e.to_string())?;
+        Ok(m)
+    }
+}
+
+#[derive(Args)]
+struct HardwareArgs {
+    /// GPU: a100-80gb, a100-40gb, h100-sxm, h200, b200.
+    #[arg(long, default_value = "a100-80gb")]
+    gpu: String,
+    /// GPUs per node (NVLink domain); default 16, the paper's HGX A100.
+    #[arg(long)]
+    node_size: Option<u32>,
+    /// No node-size limit on tensor parallelism (sec. 7, fig. 5).
+    #[arg(long, conflicts_with = "node_size")]
+    no_node_limit: bool,
+    /// Network of the data/pipeline dimensions: infiniband (200 Gb/s per
+    /// GPU), infiniband-400, ethernet (25 Gb/s per GPU), ethernet-100, ethernet-400.
+    #[arg(long, default_value = "infiniband")]
+    network: String,
+    /// Fraction of peak the kernels reach (the paper assumes 1).
+    #[arg(long, default_value_t = 1.0)]
+    kernel_efficiency: f64,
+}
+
+impl HardwareArgs {
+    fn hardware(&self) -> Result<Hardware, Error> {
+        let hw = Hardware {
+            gpu: hardware::gpu(&self.gpu)?,
+            node_size: if self.no_node_limit {
+                None
+            } else {
+                Some(self.node_size.unwrap_or(16))
+            },
+            network: Network::parse(&self.network)?,
+            kernel_efficiency: self.kernel_efficiency,
+        };
+        hw.validate()?;
+        Ok(hw)
+    }
+}
+
+#[derive(Args)]
+struct EvaluateArgs {
+    /// Model preset or x<N>; custom shape flags override its fields.
+    #[arg(long)]
+    model: Option<String>,
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// baseline, partitioned, improved or improved-unpartitioned.
+    #[arg(long, default_value = "baseline")]
+    method: String,
+    /// Data-parallel degree n_b.
+    #[arg(long, default_value_t = 1)]
+    data: u32,
+    /// Pipeline-parallel degree n_l.
+    #[arg(long, default_value_t = 1)]
+    pipe: u32,
+    /// Tensor-parallel degree n_a.
+    #[arg(long, default_value_t = 1)]
+    tensor: u32,
+    /// Batch size b in sequences; must equal data × micro-batches × micro-batch.
+    #[arg(long)]
+    batch: Option<u64>,
+    /// Micro-batch size b_µ.
+    #[arg(long, default_value_t = 1)]
+    micro_batch: u32,
+    /// Micro-batch count n_µ.
+    #[arg(long, default_value_t = 1)]
+    micro_batches: u32,
+    /// Offload the training state and checkpoints to CPU memory.
+    #[arg(long)]
+    offload: bool,
+    /// Activation model: paper, full, selective or none.
+    #[arg(long, default_value = "paper")]
+    activations: String,
+    #[command(flatten)]
+    hw: HardwareArgs,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(out) => {
+            println!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<String, String> {
+    let value = match &cli.command {
+        Command::Model { name, shape } => model_json(&shape.shape(name.as_deref())?),
+        Command::Hardware { hw } => hardware_json(&hw.hardware().map_err(|e| e.to_string())?),
+        Command::Evaluate(args) => evaluate_cmd(args)?,
+        Command::Zero {
+            params,
+            dp,
+            stage,
+            k,
+        } => {
+            let z = zero::zero(*params, *dp, *stage, *k).map_err(|e| e.to_string())?;
+            json!({
+                "params_bytes": z.params.get(),
+                "grads_bytes": z.grads.get(),
+                "optimizer_bytes": z.optimizer.get(),
+                "total_bytes": z.total().get(),
+                "comm_volume_elements": z.comm_volume_elements,
+            })
+        }
+        Command::Estimate {
+            params,
+            tokens,
+            gpus,
+            flops_per_gpu,
+            flops_factor,
+        } => {
+            let t = estimate::training_time(*params, *tokens, *gpus, *flops_per_gpu, *flops_factor)
+                .map_err(|e| e.to_string())?;
+            json!({ "seconds": t.get(), "days": t.days() })
+        }
+    };
+    Ok(if cli.json {
+        serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+    } else {
+        table(&value)
+    })
+}
+
+fn model_json(m: &ModelShape) -> Value {
+    json!({
+        "seq_len": m.seq_len,
+        "heads": m.heads,
+        "head_size": m.head_size,
+        "kv_heads": m.kv_heads,
+        "d_model": m.width(),
+        "ffn": m.ffn,
+        "layers": m.layers,
+        "params": m.params(),
+        "params_exact": m.params_exact(),
+        "critical_batch": m.critical_batch(),
+    })
+}
+
+fn hardware_json(hw: &Hardware) -> Value {
+    let mut links = Map::new();
+    for link in Link::ALL {
+        links.insert(
+            link.key().into(),
+            json!({
+                "bandwidth": hw.bandwidth(link).get(),
+                "threshold": hw.threshold(link).get(),
+            }),
+        );
+    }
+    json!({
+        "gpu": hw.gpu.name,
+        "peak_flops": hw.gpu.peak.get(),
+        "memory_bytes": hw.gpu.memory.get(),
+        "node_size": hw.node_size,
+        "network": hw.network.name(),
+        "links": links,
+    })
+}
+
+fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
+    let m = a.shape.shape(a.model.as_deref())?;
+    let hw = a.hw.hardware().map_err(|e| e.to_string())?;
+    let cfg = Config {
+        method: Method::parse(&a.method).map_err(|e| format!("{e} '{}'", a.method))?,
+        data: a.data,
+        pipe: a.pipe,
+        tensor: a.tensor,
+        micro_batch: a.micro_batch,
+        micro_batches: a.micro_batches,
+        offload: a.offload,
+        activation: ActivationModel::parse(&a.activations)
+            .map_err(|e| format!("{e} '{}'", a.activations))?,
+    };
+    if let Some(batch) = a.batch {
+        if batch != cfg.batch() {
+            return Err(Error::BatchMismatch {
+                batch,
+                product: cfg.batch(),
+            }
+            .to_string());
+        }
+    }
+    let e = evaluate(&m, &hw, &cfg).map_err(|e| e.to_string())?;
+    Ok(evaluation_json(&e, &hw))
+}
+
+fn evaluation_json(e: &Evaluation, hw: &Hardware) -> Value {
+    let c = &e.config;
+    let overheads: Map<String, Value> = e
+        .overheads
+        .entries()
+        .iter()
+        .map(|&(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let transfers: Vec<Value> = e
+        .transfers
+        .iter()
+        .map(|t| {
+            json!({
+                "kind": t.kind.key(),
+                "link": t.link.key(),
+                "equation": t.equation,
+                "intensity": t.intensity.get(),
+                "threshold": t.threshold.get(),
+                "overlapped": t.overlapped,
+                "hidden": t.hidden(),
+                "overhead": t.overhead,
+            })
+        })
+        .collect();
+    let m = &e.memory;
+    json!({
+        "method": c.method.name(),
+        "batch": e.batch,
+        "micro_batch": c.micro_batch,
+        "micro_batches": c.micro_batches,
+        "data": c.data,
+        "pipe": c.pipe,
+        "tensor": c.tensor,
+        "gpus": e.gpus,
+        "offload": c.offload,
+        "critical_batch": e.critical_batch,
+        "efficiency": e.efficiency,
+        "days": e.time.days(),
+        "steps": e.steps,
+        "total_flops": e.total_flops.get(),
+        "fits": e.fits,
+        "gpu_memory_bytes": hw.gpu.memory.get(),
+        "overheads": overheads,
+        "memory": {
+            "state": m.state.get(),
+            "checkpoints": m.checkpoints.get(),
+            "buffers": m.buffers.get(),
+            "activations": m.activations.get(),
+            "offloadable": m.offloadable().get(),
+            "non_offloadable": m.non_offloadable().get(),
+            "total": m.total().get(),
+            "on_gpu": m.on_gpu(c.offload).get(),
+        },
+        "transfers": transfers,
+    })
+}
+
+/// A readable two-column table of a JSON object; byte fields also in GiB.
+fn table(v: &Value) -> String {
+    let mut rows = Vec::new();
+    flatten("", v, &mut rows);
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, rows);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), item, rows);
+            }
+        }
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            let shown = if prefix.ends_with(".bandwidth") {
+                format!("{} GiB/s", num(x / plan3d_core::units::GIB))
+            } else if prefix.starts_with("memory.") || prefix.ends_with("_bytes") {
+                format!("{} GiB", num(x / plan3d_core::units::GIB))
+            } else if prefix == "days" {
+                format!("{} days", num(x))
+            } else if n.is_u64() || n.is_i64() {
+                n.to_string()
+            } else {
+                num(x)
+            };
+            rows.push((prefix.to_string(), shown));
+        }
+        Value::Null => rows.push((prefix.to_string(), "none".into())),
+        other => rows.push((
+            prefix.to_string(),
+            other.to_string().trim_matches('"').to_string(),
+        )),
+    }
+}
+
+/// A number at 4 significant figures, in scientific notation when large.
+fn num(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        return format!("{x:.3e}");
+    }
+    let r = plan3d_core::round_sig(x, 4);
+    let s = format!("{r:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}

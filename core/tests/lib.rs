@@ -1,1 +1,5 @@
+//! plan3d-core's integration tests, one binary.
+
 mod golden;
+mod props;
+mod units;

@@ -1,1 +1,312 @@
-fn main() {}
+//! `cargo xtask setup | build | serve | test`: the project's own commands,
+//! the same on a developer's machine and in CI.
+//!
+//! * `setup` installs what is missing, at pinned versions, from the package
+//!   registries only (crates.io, npm, Debian), and skips what is already
+//!   there at the right version.
+//! * `build` builds the release page into `dist/` offline.
+//! * `serve` builds and serves it on 127.0.0.1.
+//! * `test` runs every check: format, clippy, native tests (with and without
+//!   std), the `no_std` build, docs, the release page, and the end-to-end
+//!   test in headless Chromium.
+
+use std::env;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+/// Trunk 0.21.14 is the last release that builds with Rust 1.81–1.95
+/// (0.22 needs rustc 1.96.1).
+const TRUNK_VERSION: &str = "0.21.14";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let task = args.first().map(String::as_str).unwrap_or("help");
+    let result = match task {
+        "setup" => setup(Needs::ALL),
+        "build" => setup(Needs::WEB).and_then(|()| build()),
+        "serve" => setup(Needs::WEB).and_then(|()| serve()),
+        "test" => test(),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
+                 build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
+                 test   run every test"
+            );
+            return ExitCode::from(if task == "help" { 0 } else { 2 });
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask {task}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Needs {
+    web: bool,
+    browser: bool,
+}
+
+impl Needs {
+    const WEB: Self = Self {
+        web: true,
+        browser: false,
+    };
+    const ALL: Self = Self {
+        web: true,
+        browser: true,
+    };
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn cargo_bin() -> PathBuf {
+    env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from("/root/.cargo"))
+        .join("bin")
+}
+
+/// PATH with the project's tools first: binaryen's wasm-opt from npm (never
+/// Debian's wasm-opt 108, whose output fails at start-up) and cargo's bin.
+fn tool_path() -> OsString {
+    let mut dirs = vec![root().join("node_modules/.bin"), cargo_bin()];
+    if let Some(path) = env::var_os("PATH") {
+        dirs.extend(env::split_paths(&path));
+    }
+    env::join_paths(dirs).expect("PATH entries are valid")
+}
+
+fn cmd(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(root()).env("PATH", tool_path());
+    c
+}
+
+fn run(c: &mut Command) -> Result {
+    let shown = format!("{c:?}");
+    println!("$ {shown}");
+    let start = Instant::now();
+    let status = c.status().map_err(|e| format!("cannot run {shown}: {e}"))?;
+    println!("  ({:.1} s)", start.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed: {status}"))
+    }
+}
+
+/// The first line a command prints, or None if it cannot run.
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let out = cmd(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The wasm-bindgen version in Cargo.lock: the CLI must match it exactly.
+fn wasm_bindgen_version() -> Result<String> {
+    let lock = fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("wasm-bindgen is not in Cargo.lock".into())
+}
+
+/// `cargo install` a tool unless it already reports `version`. The install
+/// builds without LTO, with 16 codegen units: ~9 min for Trunk instead of ~18.
+fn cargo_install(binary: &str, krate: &str, version: &str, locked: bool) -> Result {
+    let have = output(binary, &["--version"]).unwrap_or_default();
+    if have.split_whitespace().any(|w| w == version) {
+        println!("ok: {binary} {version}");
+        return Ok(());
+    }
+    let mut c = cmd("cargo");
+    c.args(["install", krate, "--version", version])
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
+    if locked {
+        c.arg("--locked");
+    }
+    run(&mut c)
+}
+
+fn setup(needs: Needs) -> Result {
+    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
+    let missing: Vec<&str> = ["wasm32-unknown-unknown", "thumbv7m-none-eabi"]
+        .into_iter()
+        .filter(|t| !installed.lines().any(|l| l == *t))
+        .collect();
+    if missing.is_empty() {
+        println!("ok: rust targets");
+    } else {
+        run(cmd("rustup").args(["target", "add"]).args(&missing))?;
+    }
+    if needs.web {
+        // Without --locked: its lockfile wants a crate version the registry lacks.
+        cargo_install(
+            "wasm-bindgen",
+            "wasm-bindgen-cli",
+            &wasm_bindgen_version()?,
+            false,
+        )?;
+        cargo_install("trunk", "trunk", TRUNK_VERSION, true)?;
+        let wasm_opt = output("wasm-opt", &["--version"]).unwrap_or_default();
+        if root().join("node_modules/.bin/wasm-opt").exists() && wasm_opt.contains("132") {
+            println!("ok: {wasm_opt}");
+        } else {
+            run(cmd("npm").args(["ci", "--no-audit", "--no-fund"]))?;
+        }
+    }
+    if needs.browser {
+        if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+            println!("ok: chromium");
+        } else {
+            let apt = if output("id", &["-u"]).as_deref() == Some("0") {
+                "apt-get"
+            } else {
+                "sudo"
+            };
+            let pre: &[&str] = if apt == "sudo" { &["apt-get"] } else { &[] };
+            run(cmd(apt).args(pre).arg("update"))?;
+            run(cmd(apt)
+                .args(pre)
+                .args([
+                    "install",
+                    "-y",
+                    "--no-install-recommends",
+                    "chromium",
+                    "chromium-driver",
+                ])
+                .env("DEBIAN_FRONTEND", "noninteractive"))?;
+        }
+    }
+    Ok(())
+}
+
+fn build() -> Result {
+    run(cmd("cargo").args(["fetch", "--locked"]))?;
+    run(cmd("trunk").args(["build", "--release", "--offline"]))?;
+    report_size()
+}
+
+/// Prints the size of the page's wasm, raw and gzip.
+fn report_size() -> Result {
+    let dist = root().join("dist");
+    for entry in fs::read_dir(&dist).map_err(|e| format!("{}: {e}", dist.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "wasm") {
+            let raw = fs::metadata(&path).map_err(|e| e.to_string())?.len();
+            let gz = output(
+                "sh",
+                &["-c", &format!("gzip -9c '{}' | wc -c", path.display())],
+            )
+            .and_then(|s| s.parse::<u64>().ok());
+            match gz {
+                Some(gz) => println!("wasm: {} KB raw, {} KB gzip", raw / 1000, gz / 1000),
+                None => println!("wasm: {} KB raw", raw / 1000),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn serve() -> Result {
+    run(cmd("cargo").args(["fetch", "--locked"]))?;
+    run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1"]))
+}
+
+fn test() -> Result {
+    setup(Needs::ALL)?;
+    let start = Instant::now();
+    run(cmd("cargo").args(["fmt", "--all", "--", "--check"]))?;
+    run(cmd("cargo").args([
+        "clippy",
+        "--workspace",
+        "--exclude",
+        "plan3d-app",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cmd("cargo").args([
+        "clippy",
+        "-p",
+        "plan3d-app",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // Unit, integration, property, CLI and doc tests.
+    run(cmd("cargo").args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "plan3d-e2e",
+        "--exclude",
+        "plan3d-app",
+        "--locked",
+    ]))?;
+    // The same numbers without std or alloc.
+    run(cmd("cargo").args([
+        "test",
+        "-p",
+        "plan3d-core",
+        "--no-default-features",
+        "--locked",
+    ]))?;
+    run(cmd("cargo").args([
+        "build",
+        "-p",
+        "plan3d-core",
+        "--no-default-features",
+        "--target",
+        "thumbv7m-none-eabi",
+        "--locked",
+    ]))?;
+    run(cmd("cargo")
+        .args(["doc", "-p", "plan3d-core", "--no-deps", "--locked"])
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    build()?;
+    run(cmd("cargo")
+        .args([
+            "test",
+            "-p",
+            "plan3d-e2e",
+            "--locked",
+            "--",
+            "--test-threads=1",
+        ])
+        .env("PLAN3D_CHROMIUM", CHROMIUM))?;
+    println!(
+        "all checks passed in {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

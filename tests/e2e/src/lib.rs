@@ -1,1 +1,147 @@
+//! End-to-end test support: a std-only static file server for `dist/` on
+//! 127.0.0.1 and a headless Chromium driver.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The workspace root.
+#[must_use]
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The built page, `dist/`. Panics with instructions if it is missing.
+#[must_use]
+pub fn dist() -> PathBuf {
+    let dist = root().join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "no dist/index.html: run `cargo xtask build` first"
+    );
+    dist
+}
+
+/// Serves `dir` on 127.0.0.1 (a free port) from a background thread, under
+/// the URL prefix `prefix` (e.g. `/` or `/repo/`). Returns the base URL.
+#[must_use]
+pub fn serve(dir: PathBuf, prefix: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+    let addr: SocketAddr = listener.local_addr().expect("local address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                let _ = handle(stream, &dir, prefix);
+            });
+        }
+    });
+    format!("http://{addr}{prefix}")
+}
+
+fn handle(mut stream: TcpStream, dir: &Path, prefix: &str) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request = String::new();
+    reader.read_line(&mut request)?;
+    // Drain the headers.
+    let mut line = String::new();
+    while reader.read_line(&mut line)? > 2 {
+        line.clear();
+    }
+    let target = request.split_whitespace().nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let file = path.strip_prefix(prefix).and_then(|rel| {
+        let rel = if rel.is_empty() { "index.html" } else { rel };
+        let rel = Path::new(rel);
+        // No `..`, no absolute paths: only files inside `dir`.
+        rel.components()
+            .all(|c| matches!(c, Component::Normal(_)))
+            .then(|| dir.join(rel))
+    });
+    match file.and_then(|f| std::fs::read(&f).ok().map(|body| (f, body))) {
+        Some((f, body)) => {
+            let kind = match f.extension().and_then(|e| e.to_str()) {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript",
+                Some("wasm") => "application/wasm",
+                Some("css") => "text/css",
+                Some("json" | "webmanifest") => "application/json",
+                Some("svg") => "image/svg+xml",
+                Some("png") => "image/png",
+                _ => "application/octet-stream",
+            };
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )?;
+            stream.write_all(&body)
+        }
+        None => stream
+            .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+    }
+}
+
+/// Headless Chromium with the flags that work on these machines (no
+/// sandbox as root, no background networking: only 127.0.0.1 is reachable).
+#[must_use]
+pub fn chromium() -> Command {
+    let bin = std::env::var("PLAN3D_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let profile =
+        std::env::temp_dir().join(format!("plan3d-chromium-{}-{nanos}", std::process::id()));
+    let mut c = Command::new(bin);
+    c.args([
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
+
+/// The page's DOM after its scripts (and wasm) have run.
+#[must_use]
+pub fn dump_dom(url: &str) -> String {
+    let out = chromium()
+        .args(["--virtual-time-budget=10000", "--dump-dom", url])
+        .output()
+        .expect("run chromium (`cargo xtask setup` installs it)");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Saves a screenshot of `url` to `tests/e2e/artifacts/<name>.png`.
+pub fn screenshot(url: &str, name: &str, width: u32, height: u32) -> PathBuf {
+    let dir = root().join("tests/e2e/artifacts");
+    std::fs::create_dir_all(&dir).expect("create artifacts dir");
+    let path = dir.join(format!("{name}.png"));
+    let out = chromium()
+        .arg("--virtual-time-budget=10000")
+        .arg(format!("--window-size={width},{height}"))
+        .arg(format!("--screenshot={}", path.display()))
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}

@@ -1,0 +1,234 @@
+//! Hand-derived values for the formulas outside the paper's tables.
+
+use plan3d_core::{
+    estimate::training_time,
+    evaluate,
+    hardware::{self, A100_80GB},
+    model::{self, preset, x_family},
+    round_sig, zero, ActivationModel, Config, Error, Hardware, Method, Network, TransferKind,
+};
+
+#[test]
+fn round_sig_ties_to_even_like_the_paper() {
+    assert_eq!(round_sig(61_250.0, 3), 61_200.0);
+    assert_eq!(round_sig(61_350.0, 3), 61_400.0);
+    assert_eq!(round_sig(0.3885, 3), 0.388);
+    assert_eq!(round_sig(2.0e-7, 2), 2.0e-7);
+    assert_eq!(round_sig(-1234.0, 2), -1200.0);
+}
+
+#[test]
+fn presets_by_name() {
+    assert_eq!(preset("BERT").unwrap(), model::BERT);
+    assert_eq!(preset(" gpt-3 ").unwrap(), model::GPT_3);
+    assert_eq!(preset("X160").unwrap(), x_family(160).unwrap());
+    assert_eq!(preset("x3"), Err(Error::OddX { x: 3 }));
+    assert!(preset("x0").unwrap_err().is_out_of_range());
+    assert!(preset("x99999999999999").unwrap_err().is_out_of_range());
+    assert_eq!(preset("gpt-5"), Err(Error::Unknown { what: "model" }));
+    assert_eq!(preset(""), Err(Error::Unknown { what: "model" }));
+}
+
+#[test]
+fn exact_counts_of_models_with_embeddings() {
+    // Llama 3.1 405B: 126 × (2·16384² + 2·16384·1024 + 3·16384·53248 +
+    // 2·16384) + 2·128256·16384 + 16384 = 405,853,388,800.
+    assert_eq!(model::LLAMA_3_1_405B.params_exact(), 405_853_388_800.0);
+    // Megatron 1T (PTD-P Table 1 prints 1008 B): 128 × (12·25600² +
+    // 13·25600) + 51200·25600 + 2·25600.
+    let p = model::MEGATRON_1T.params_exact();
+    assert_eq!(
+        p,
+        128.0 * (12.0 * 25600f64.powi(2) + 13.0 * 25600.0) + 51200.0 * 25600.0 + 51200.0
+    );
+    assert_eq!(round_sig(p, 4), 1.008e12);
+}
+
+#[test]
+fn zero_stages_reproduce_figure_1() {
+    // ZeRO fig. 1: Ψ = 7.5B, N_d = 64, K = 12: 120, 31.4, 16.6, 1.9 GB.
+    let gb = |stage| zero::zero(7.5e9, 64, stage, 12.0).unwrap().total().get() / 1e9;
+    assert_eq!(gb(0), 120.0);
+    assert_eq!(round_sig(gb(1), 3), 31.4);
+    assert_eq!(round_sig(gb(2), 3), 16.6);
+    assert_eq!(round_sig(gb(3), 2), 1.9);
+    let s2 = zero::zero(7.5e9, 64, 2, 12.0).unwrap();
+    assert_eq!(s2.params.get(), 15e9);
+    assert_eq!(s2.grads.get(), 15e9 / 64.0);
+    assert_eq!(s2.comm_volume_elements, 15e9);
+    assert_eq!(
+        zero::zero(7.5e9, 64, 3, 12.0).unwrap().comm_volume_elements,
+        22.5e9
+    );
+    assert!(zero::zero(7.5e9, 64, 4, 12.0).is_err());
+    assert!(zero::zero(f64::NAN, 64, 1, 12.0).is_err());
+    assert!(zero::zero(7.5e9, 0, 1, 12.0).is_err());
+}
+
+#[test]
+fn ptd_p_training_time_estimates() {
+    // PTD-P sec. 5.1: 175B on 300B tokens, 1024 GPUs at 140 Tflop/s: 34 days;
+    // 1T on 450B tokens, 3072 GPUs at 163 Tflop/s: 84 days.
+    let t = training_time(175e9, 300e9, 1024.0, 140e12, 8.0).unwrap();
+    assert_eq!(t.days().round(), 34.0);
+    let t = training_time(1008e9, 450e9, 3072.0, 163e12, 8.0).unwrap();
+    assert_eq!(t.days().round(), 84.0);
+    // Without recomputation: 6 instead of 8.
+    let t6 = training_time(1008e9, 450e9, 3072.0, 163e12, 6.0).unwrap();
+    assert!((t6.get() / t.get() - 0.75).abs() < 1e-12);
+    assert!(training_time(1e9, 1e9, 0.0, 1e12, 8.0).is_err());
+    assert!(training_time(1e9, f64::INFINITY, 8.0, 1e12, 8.0).is_err());
+}
+
+#[test]
+fn selective_and_no_recomputation_follow_korthikanti() {
+    // GPT-3, t = 8, micro-batch 1, no pipeline: selective keeps
+    // s·b·h·L·(10 + 24/t) bytes, none adds 5·a·s/(h·t) per token and width.
+    let m = model::GPT_3;
+    let hw = Hardware::default();
+    let cfg = |activation| Config {
+        tensor: 8,
+        activation,
+        ..Config::default()
+    };
+    let sel = evaluate(&m, &hw, &cfg(ActivationModel::Selective)).unwrap();
+    let (s, h, l) = (2048.0, 12288.0, 96.0);
+    assert_eq!(sel.memory.activations.get(), s * h * l * (10.0 + 3.0));
+    assert_eq!(sel.memory.checkpoints.get(), 0.0);
+    let none = evaluate(&m, &hw, &cfg(ActivationModel::None)).unwrap();
+    let extra = 5.0 * 96.0 * s / (h * 8.0);
+    assert_eq!(none.memory.activations.get(), s * h * l * (13.0 + extra));
+    // Full recomputation: 2·s·b·h·L of checkpoints, which the paper also
+    // partitions over the tensor dimension (C.3): / 8 here.
+    let full = evaluate(&m, &hw, &cfg(ActivationModel::Full)).unwrap();
+    assert_eq!(full.memory.checkpoints.get(), 2.0 * s * h * l / 8.0);
+    // 6 instead of 8 flop per token and parameter.
+    assert!((none.total_flops.get() / full.total_flops.get() - 0.75).abs() < 1e-12);
+}
+
+#[test]
+fn hardware_presets_and_networks() {
+    assert_eq!(hardware::gpu("A100-80GB").unwrap(), A100_80GB);
+    assert!(hardware::gpu("tpu").is_err());
+    for g in hardware::GPUS {
+        assert_eq!(hardware::gpu(g.name).unwrap().name, g.name);
+    }
+    for n in Network::ALL {
+        assert_eq!(Network::parse(n.name()).unwrap(), n);
+    }
+    // H100: 989e12 / 900e9 = 1099 flop/B over NVLink 4.
+    let hw = Hardware {
+        gpu: hardware::H100_SXM,
+        ..Hardware::default()
+    };
+    assert_eq!(
+        round_sig(hw.threshold(plan3d_core::Link::NvLink).get(), 4),
+        1099.0
+    );
+    // InfiniBand 400 (100 GB/s) is faster than an A100's PCIe 4 (63 GiB/s):
+    // the PCIe link then binds the network traffic.
+    let hw = Hardware {
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    assert_eq!(
+        hw.network_threshold(),
+        hw.threshold(plan3d_core::Link::Pcie)
+    );
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let x160 = x_family(160).unwrap();
+    let hw = Hardware::default();
+    let bad = |cfg: Config| evaluate(&x160, &hw, &cfg).unwrap_err();
+    assert_eq!(
+        bad(Config {
+            tensor: 32,
+            ..Config::default()
+        }),
+        Error::NotDivisible {
+            what: "tensor-parallel degree",
+            value: 32,
+            of: "heads",
+            total: 80
+        }
+    );
+    assert_eq!(
+        bad(Config {
+            tensor: 20,
+            ..Config::default()
+        }),
+        Error::TensorAboveNode {
+            tensor: 20,
+            node_size: 16
+        }
+    );
+    assert_eq!(
+        bad(Config {
+            method: Method::Improved,
+            pipe: 8,
+            micro_batches: 4,
+            ..Config::default()
+        }),
+        Error::TooFewMicroBatches {
+            micro_batches: 4,
+            pipe: 8
+        }
+    );
+    assert!(bad(Config {
+        pipe: 161,
+        micro_batches: 200,
+        ..Config::default()
+    })
+    .is_out_of_range());
+    assert!(bad(Config {
+        data: 0,
+        ..Config::default()
+    })
+    .is_out_of_range());
+    // Without a node limit, tensor 20 is fine (sec. 7, fig. 5).
+    let free = Hardware {
+        node_size: None,
+        ..hw
+    };
+    let e = evaluate(
+        &x160,
+        &free,
+        &Config {
+            tensor: 40,
+            ..Config::default()
+        },
+    )
+    .unwrap();
+    assert!(e.transfers.get(TransferKind::Tensor).is_some());
+    let msg = Error::TensorAboveNode {
+        tensor: 20,
+        node_size: 16,
+    }
+    .to_string();
+    assert!(msg.contains("node size 16"), "{msg}");
+}
+
+#[test]
+fn overlapped_transfers_cost_the_excess_only() {
+    // The Data baseline of Table 6.1 with b_µ = 1: eq. 5 gives
+    // 3·2560/4 = 1920 flop/B < 5811, so the backward pass of the last
+    // micro-batch (3/4 of the step) stretches by 5811/1920 − 1.
+    let x160 = x_family(160).unwrap();
+    let hw = Hardware::default();
+    let e = evaluate(
+        &x160,
+        &hw,
+        &Config {
+            data: 483,
+            ..Config::default()
+        },
+    )
+    .unwrap();
+    let t = e.transfers.get(TransferKind::DataBackward).unwrap();
+    assert_eq!(t.intensity.get(), 1920.0);
+    let nu_ib = hw.threshold(plan3d_core::Link::InfiniBand).get();
+    assert!((e.overheads.data - 0.75 * (nu_ib / 1920.0 - 1.0)).abs() < 1e-12);
+    assert!(!t.hidden());
+}
