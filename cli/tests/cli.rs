@@ -1,0 +1,307 @@
+//! Runs the `plan3d` binary and checks its JSON fields: the stable interface.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn plan3d(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_plan3d"))
+        .args(args)
+        .output()
+        .expect("run plan3d")
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = plan3d(&all);
+    assert!(
+        out.status.success(),
+        "plan3d {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn f(v: &Value, path: &str) -> f64 {
+    path.split('.')
+        .fold(v, |v, k| &v[k])
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number in {v}"))
+}
+
+const GIB: f64 = 1_073_741_824.0;
+
+#[test]
+fn model_fields() {
+    let v = json(&["model", "X160"]);
+    assert_eq!(f(&v, "seq_len"), 2560.0);
+    assert_eq!(f(&v, "heads"), 80.0);
+    assert_eq!(f(&v, "head_size"), 320.0);
+    assert_eq!(f(&v, "d_model"), 25600.0);
+    assert_eq!(f(&v, "layers"), 160.0);
+    assert_eq!(f(&v, "params"), 12.0 * 160f64.powi(5));
+    assert_eq!(
+        f(&v, "params_exact"),
+        12.0 * 160f64.powi(5) + 13.0 * 160f64.powi(3)
+    );
+    assert_eq!(f(&v, "critical_batch").round(), 2416.0);
+    // Case-insensitive presets and custom shapes.
+    assert_eq!(f(&json(&["model", "bert"]), "params"), 301_989_888.0);
+    let custom = json(&[
+        "model",
+        "--seq-len",
+        "512",
+        "--heads",
+        "16",
+        "--head-size",
+        "64",
+        "--layers",
+        "24",
+    ]);
+    assert_eq!(f(&custom, "params"), 301_989_888.0);
+    let llama = json(&["model", "llama-3.1-405b"]);
+    assert_eq!(f(&llama, "params_exact"), 405_853_388_800.0);
+}
+
+#[test]
+fn hardware_fields() {
+    let v = json(&["hardware", "--gpu", "a100-80gb"]);
+    assert_eq!(v["gpu"], "a100-80gb");
+    assert_eq!(f(&v, "peak_flops"), 312e12);
+    assert_eq!(f(&v, "memory_bytes"), 80.0 * GIB);
+    for link in [
+        "gpu-memory",
+        "nvlink",
+        "pcie",
+        "infiniband",
+        "cpu-gpu",
+        "ethernet",
+        "nvme",
+        "hdd",
+    ] {
+        let bw = f(&v["links"][link], "bandwidth");
+        let thr = f(&v["links"][link], "threshold");
+        assert!((thr - 312e12 / bw).abs() < 1e-9 * thr, "{link}");
+    }
+    assert_eq!(f(&v["links"]["infiniband"], "bandwidth"), 50.0 * GIB);
+    assert_eq!(f(&v["links"]["pcie"], "threshold").round(), 4612.0);
+}
+
+#[test]
+fn evaluate_table_6_1_3d_improved() {
+    let v = json(&[
+        "evaluate",
+        "--model",
+        "x160",
+        "--method",
+        "improved",
+        "--data",
+        "483",
+        "--pipe",
+        "5",
+        "--tensor",
+        "16",
+        "--batch",
+        "2415",
+        "--micro-batch",
+        "1",
+        "--micro-batches",
+        "5",
+    ]);
+    for (k, want) in [
+        ("batch", 2415.0),
+        ("micro_batch", 1.0),
+        ("micro_batches", 5.0),
+        ("data", 483.0),
+        ("pipe", 5.0),
+        ("tensor", 16.0),
+        ("gpus", 38640.0),
+    ] {
+        assert_eq!(f(&v, k), want, "{k}");
+    }
+    assert_eq!(v["offload"], false);
+    assert_eq!((f(&v, "efficiency") * 100.0).round(), 88.0);
+    assert_eq!((f(&v, "days") * 10.0).round(), 68.0);
+    assert_eq!(f(&v, "overheads.bubble"), 4.0 * 5.0 / (5.0 * 160.0));
+    assert_eq!(f(&v, "overheads.data"), 0.0);
+    let state = f(&v, "memory.state");
+    assert_eq!(state, 12.0 * 12.0 * 160f64.powi(5) / 38640.0);
+    let sum: f64 = ["state", "checkpoints", "buffers", "activations"]
+        .iter()
+        .map(|k| f(&v["memory"], k))
+        .sum();
+    let (off, non) = (f(&v, "memory.offloadable"), f(&v, "memory.non_offloadable"));
+    assert!((sum - off - non).abs() < 1e-6 * sum);
+    assert_eq!((non / GIB * 100.0).round(), 314.0); // Table 6.2: 3.14
+}
+
+#[test]
+fn evaluate_defaults_are_the_papers_setup() {
+    // Data + tensor baseline with offload, Table 6.1: 32 days on 7728 GPUs.
+    let v = json(&[
+        "evaluate",
+        "--model",
+        "x160",
+        "--data",
+        "483",
+        "--tensor",
+        "16",
+        "--micro-batch",
+        "5",
+        "--offload",
+    ]);
+    assert_eq!(f(&v, "days").round(), 32.0);
+    assert_eq!(v["offload"], true);
+    assert_eq!(v["fits"], true);
+    // Over Ethernet the same plan is never faster.
+    let eth = json(&[
+        "evaluate",
+        "--model",
+        "x160",
+        "--data",
+        "483",
+        "--tensor",
+        "16",
+        "--micro-batch",
+        "5",
+        "--offload",
+        "--network",
+        "ethernet",
+    ]);
+    assert!(f(&eth, "days") >= f(&v, "days"));
+}
+
+#[test]
+fn zero_and_estimate_fields() {
+    let z = json(&["zero", "--params", "7.5e9", "--dp", "64", "--stage", "3"]);
+    assert_eq!(f(&z, "params_bytes"), 15e9 / 64.0);
+    assert_eq!(f(&z, "grads_bytes"), 15e9 / 64.0);
+    assert_eq!(f(&z, "optimizer_bytes"), 90e9 / 64.0);
+    assert_eq!(f(&z, "total_bytes"), 1.875e9);
+    assert_eq!(f(&z, "comm_volume_elements"), 22.5e9);
+    let z1 = json(&[
+        "zero", "--params", "7.5e9", "--dp", "64", "--stage", "1", "--k", "16",
+    ]);
+    assert_eq!(f(&z1, "optimizer_bytes"), 16.0 * 7.5e9 / 64.0);
+    let e = json(&[
+        "estimate",
+        "--params",
+        "175e9",
+        "--tokens",
+        "300e9",
+        "--gpus",
+        "1024",
+        "--flops-per-gpu",
+        "140e12",
+    ]);
+    assert_eq!(f(&e, "days").round(), 34.0);
+    let e6 = json(&[
+        "estimate",
+        "--params",
+        "175e9",
+        "--tokens",
+        "300e9",
+        "--gpus",
+        "1024",
+        "--flops-per-gpu",
+        "140e12",
+        "--flops-factor",
+        "6",
+    ]);
+    assert!((f(&e6, "days") / f(&e, "days") - 0.75).abs() < 1e-12);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_not_a_panic() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["model", "x3"], "even x"),
+        (&["model", "gpt-9"], "unknown model"),
+        (&["model"], "give a model name"),
+        (
+            &["evaluate", "--model", "x160", "--tensor", "0"],
+            "tensor-parallel degree",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--tensor", "32"],
+            "must divide heads",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--data", "2", "--batch", "3"],
+            "batch 3 must equal",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--gpu", "tpu-v9"],
+            "unknown GPU",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--network", "carrier-pigeon"],
+            "unknown network",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--kernel-efficiency", "NaN"],
+            "finite",
+        ),
+        (
+            &["evaluate", "--model", "x160", "--pipe", "4000"],
+            "pipeline-parallel degree",
+        ),
+        (
+            &["zero", "--params", "inf", "--dp", "1", "--stage", "0"],
+            "finite",
+        ),
+        (
+            &["zero", "--params", "1e9", "--dp", "1", "--stage", "7"],
+            "ZeRO stage",
+        ),
+        (
+            &[
+                "estimate",
+                "--params",
+                "1e9",
+                "--tokens",
+                "1e9",
+                "--gpus",
+                "0",
+                "--flops-per-gpu",
+                "1e12",
+            ],
+            "GPUs",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = plan3d(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn tables_are_readable() {
+    let out = plan3d(&[
+        "evaluate",
+        "--model",
+        "x160",
+        "--data",
+        "483",
+        "--tensor",
+        "16",
+        "--micro-batch",
+        "5",
+        "--offload",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("days"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("memory.state") && l.ends_with("GiB")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("gpus") && l.ends_with("7728")),
+        "{text}"
+    );
+}
