@@ -3,11 +3,11 @@
 //! later issue; the app stays thin, every number comes from core.
 
 use leptos::prelude::*;
-use plan3d_core::{evaluate, model, Config, Evaluation, Hardware, Method};
+use plan3d_core::{evaluate, model, Config, Evaluation, Hardware, Method, ModelShape};
 
 /// Table 6.1's fastest configuration for X160: 483 × 5 × 16 GPUs, layered
 /// gradient accumulation with a modular pipeline, micro-batch 1, 5 micro-batches.
-fn headline() -> Result<Evaluation, plan3d_core::Error> {
+fn headline() -> Result<(ModelShape, Evaluation), plan3d_core::Error> {
     let cfg = Config {
         method: Method::Improved,
         data: 483,
@@ -17,15 +17,18 @@ fn headline() -> Result<Evaluation, plan3d_core::Error> {
         micro_batches: 5,
         ..Config::default()
     };
-    evaluate(&model::x_family(160)?, &Hardware::default(), &cfg)
+    let x160 = model::x_family(160)?;
+    Ok((x160, evaluate(&x160, &Hardware::default(), &cfg)?))
 }
 
 #[component]
 fn App() -> impl IntoView {
     let body = match headline() {
-        Ok(e) => view! {
+        Ok((m, e)) => view! {
             <p class="p3-headline">
-                "X160 (1.26 T parameters) trains in "
+                "X160 ("
+                <span data-testid="params">{format!("{:.2}", m.params() / 1e12)}</span>
+                " T parameters) trains in "
                 <strong data-testid="days">{format!("{:.1}", e.time.days())}</strong>
                 " days on "
                 <strong data-testid="gpus">{e.gpus.to_string()}</strong>
