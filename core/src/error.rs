@@ -66,7 +66,7 @@ pub enum Error {
         /// What kind of name.
         what: &'static str,
     },
-    /// An X[x] model needs an even x (d_a = x/2 heads, eq. 1).
+    /// An X\[x\] model needs an even x (d_a = x/2 heads, eq. 1).
     OddX {
         /// The x given.
         x: u32,

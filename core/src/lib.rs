@@ -5,7 +5,7 @@
 //! pipeline × tensor-parallel configuration.
 //!
 //! The primary source is Lamy-Poirier 2021, "Layered gradient accumulation
-//! and modular pipeline parallelism" (arXiv 2106.02679): the X[x] model
+//! and modular pipeline parallelism" (arXiv 2106.02679): the X\[x\] model
 //! family and critical batch size (App. B), hardware thresholds (App. A),
 //! compute, memory, buffering, network and CPU-GPU formulas (App. C).
 //! ZeRO (stages 0–3), Megatron-LM's training-time estimate and the

@@ -1,4 +1,4 @@
-//! Transformer shapes: the X[x] family (App. B, eq. 1), named presets
+//! Transformer shapes: the X\[x\] family (App. B, eq. 1), named presets
 //! (Table B.1, PTD-P Table 1, Llama 3.1), parameter counts and the critical
 //! batch size (eq. 2).
 
@@ -36,7 +36,7 @@ pub struct ModelShape {
     pub tied_embeddings: bool,
 }
 
-/// Largest accepted width d_m, heads × head size (far beyond X[1600]).
+/// Largest accepted width d_m, heads × head size (far beyond X\[1600\]).
 pub const MAX_WIDTH: u64 = 1 << 26;
 /// Largest accepted layer count.
 pub const MAX_LAYERS: u64 = 1 << 20;
@@ -46,7 +46,7 @@ pub const MAX_SEQ_LEN: u64 = 1 << 26;
 pub const MAX_FFN: u64 = 1 << 28;
 /// Largest accepted vocabulary.
 pub const MAX_VOCAB: u64 = 1 << 28;
-/// Largest x of the X[x] family (X[4096] has 1.4e19 parameters).
+/// Largest x of the X\[x\] family (X\[4096\] has 1.4e19 parameters).
 pub const MAX_X: u32 = 4096;
 
 impl ModelShape {
@@ -172,7 +172,7 @@ impl ModelShape {
     }
 }
 
-/// The X[x] model of eq. 1: d_a = x/2, d_h = 2x, d_l = x, d_s = 16x,
+/// The X\[x\] model of eq. 1: d_a = x/2, d_h = 2x, d_l = x, d_s = 16x,
 /// d_m = x², d_I = 4x².
 ///
 /// # Errors
