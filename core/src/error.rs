@@ -66,6 +66,11 @@ pub enum Error {
         /// What kind of name.
         what: &'static str,
     },
+    /// No configuration satisfies the constraints.
+    NoPlan {
+        /// Why.
+        reason: &'static str,
+    },
     /// An X\[x\] model needs an even x (d_a = x/2 heads, eq. 1).
     OddX {
         /// The x given.
@@ -115,6 +120,7 @@ impl fmt::Display for Error {
                  ({micro_batches} < {pipe})"
             ),
             Self::Unknown { what } => write!(f, "unknown {what}"),
+            Self::NoPlan { reason } => write!(f, "no plan: {reason}"),
             Self::OddX { x } => write!(f, "X[{x}] needs an even x (d_a = x/2 heads, eq. 1)"),
         }
     }

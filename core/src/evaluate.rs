@@ -358,6 +358,26 @@ pub struct Evaluation {
     pub time: Seconds,
 }
 
+/// Pipeline bubble overhead: (n_l−1)/n_µ for a standard pipeline (sec. 2.4),
+/// (n_l−1)·n_l/(n_µ·d_l) for the modular one (sec. 4). `micro_batches` may
+/// be fractional (the search uses it as a bound).
+#[must_use]
+pub(crate) fn bubble(layered: bool, pipe: f64, micro_batches: f64, layers: f64) -> f64 {
+    if pipe <= 1.0 {
+        0.0
+    } else if layered {
+        (pipe - 1.0) * pipe / (micro_batches * layers)
+    } else {
+        (pipe - 1.0) / micro_batches
+    }
+}
+
+/// Load imbalance when n_l does not divide d_l: ⌈d_l/n_l⌉·n_l/d_l − 1.
+#[must_use]
+pub(crate) fn imbalance(pipe: f64, layers: f64) -> f64 {
+    math::ceil(layers / pipe) * pipe / layers - 1.0
+}
+
 /// Memory per GPU of a configuration (App. C.3; MODEL_NOTES facts 3–4).
 ///
 /// * state: 12p/(n_l·n_a), or 12p/n_gpu when partitioned;
@@ -521,17 +541,11 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     let partitioned = cfg.method.partitioned();
 
     let mut transfers = Transfers::default();
-    let mut o = Overheads::default();
-
-    // Pipeline bubble, sec. 2.4 (standard) and sec. 4 (modular).
-    if cfg.pipe > 1 {
-        o.bubble = if layered {
-            (nl - 1.0) * nl / (nmu * dl)
-        } else {
-            (nl - 1.0) / nmu
-        };
-    }
-    o.imbalance = math::ceil(dl / nl) * nl / dl - 1.0;
+    let mut o = Overheads {
+        bubble: bubble(layered, nl, nmu, dl),
+        imbalance: imbalance(nl, dl),
+        ..Overheads::default()
+    };
 
     // Tensor parallelism, C.4.3 eq. 12: ν_a = (4+2n_I)d_m / (3(n_a−1)) with
     // six all-reduces; (f/8)·(6/n_ar) of that with n_ar all-reduces.

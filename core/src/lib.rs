@@ -53,6 +53,8 @@ pub mod hardware;
 mod math;
 pub mod memory;
 pub mod model;
+#[cfg(feature = "alloc")]
+pub mod search;
 pub mod units;
 pub mod zero;
 

@@ -26,6 +26,12 @@ pub(crate) fn log10(x: f64) -> f64 {
     libm::log10(x)
 }
 
+/// Round to nearest, ties away from zero.
+#[inline]
+pub(crate) fn round(x: f64) -> f64 {
+    libm::round(x)
+}
+
 /// Round to nearest, ties to even.
 #[inline]
 pub(crate) fn round_half_even(x: f64) -> f64 {

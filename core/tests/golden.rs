@@ -356,3 +356,53 @@ fn section_6_totals() {
     let p_switch = 12.0 * dm_switch.powf(2.5);
     assert!((40e9..60e9).contains(&p_switch), "{p_switch}");
 }
+
+/// Table 6.1's parallelism column as a search setting.
+fn parallelism(name: &str) -> plan3d_core::search::Parallelism {
+    plan3d_core::search::Parallelism::parse(&name.replace(" + ", "+").to_lowercase()).unwrap()
+}
+
+#[test]
+fn table_6_1_all_90_cells_from_the_rules() {
+    use plan3d_core::search::{rules, Constraints};
+    let x160 = x_family(160).unwrap();
+    let hw = Hardware::default();
+    for r in &TABLE_6_1 {
+        let plan = rules(
+            &x160,
+            &hw,
+            r.method,
+            parallelism(r.name),
+            &Constraints::default(),
+        )
+        .unwrap_or_else(|e| panic!("{} {:?}: {e}", r.name, r.method));
+        let e = plan.evaluation;
+        let c = e.config;
+        let what = format!("{} {:?}", r.name, r.method);
+        assert_eq!(
+            (
+                c.offload,
+                e.batch,
+                c.micro_batch,
+                c.micro_batches,
+                e.gpus,
+                c.data,
+                c.pipe,
+                c.tensor
+            ),
+            (r.offload, r.b, r.bmu, r.nmu, r.ngpu, r.nb, r.nl, r.na),
+            "{what}"
+        );
+        assert_eq!(
+            (e.efficiency * 100.0).round() / 100.0,
+            r.efficiency,
+            "{what}"
+        );
+        let t = if r.years {
+            e.time.years()
+        } else {
+            e.time.days()
+        };
+        assert_sig(t, 2, r.time);
+    }
+}
