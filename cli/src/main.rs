@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use plan3d_core::{
-    estimate, evaluate, hardware, model, zero, ActivationModel, Config, Error, Evaluation,
-    Hardware, Link, Method, ModelShape, Network,
+    estimate, evaluate, hardware, model,
+    search::{self, Constraints, Parallelism},
+    zero, ActivationModel, Config, Error, Evaluation, Hardware, Link, Method, ModelShape, Network,
 };
 use serde_json::{json, Map, Value};
 
@@ -58,6 +59,10 @@ enum Command {
         #[arg(long, default_value_t = 12.0)]
         k: f64,
     },
+    /// The fastest plan for a method and parallelism setting, and why.
+    Plan(PlanArgs),
+    /// The rules' plan over a log-spaced range of X[x] model sizes (sec. 7).
+    Sweep(SweepArgs),
     /// Training time from tokens and achieved throughput (PTD-P eq. 4).
     Estimate {
         /// Parameter count P.
@@ -199,12 +204,29 @@ struct HardwareArgs {
     /// Fraction of peak the kernels reach (the paper assumes 1).
     #[arg(long, default_value_t = 1.0)]
     kernel_efficiency: f64,
+    /// Override the GPU's memory, in GiB.
+    #[arg(long)]
+    gpu_memory: Option<f64>,
 }
 
 impl HardwareArgs {
     fn hardware(&self) -> Result<Hardware, Error> {
+        let mut gpu = hardware::gpu(&self.gpu)?;
+        if let Some(gib) = self.gpu_memory {
+            let gib = if gib.is_finite() && gib > 0.0 && gib <= 1e6 {
+                gib
+            } else {
+                return Err(Error::OutOfRange {
+                    what: "GPU memory (GiB)",
+                    value: gib,
+                    min: 0.0,
+                    max: 1e6,
+                });
+            };
+            gpu.memory = plan3d_core::units::Bytes::from_gib(gib);
+        }
         let hw = Hardware {
-            gpu: hardware::gpu(&self.gpu)?,
+            gpu,
             node_size: if self.no_node_limit {
                 None
             } else {
@@ -256,6 +278,95 @@ struct EvaluateArgs {
     hw: HardwareArgs,
 }
 
+#[derive(Args)]
+struct ConstraintArgs {
+    /// Exactly this many GPUs (a cap for the rules).
+    #[arg(long)]
+    gpus: Option<u64>,
+    /// At most this many GPUs.
+    #[arg(long)]
+    max_gpus: Option<u64>,
+    /// A fixed tensor-parallel degree.
+    #[arg(long)]
+    tensor: Option<u32>,
+    /// Train within this many days with as few GPUs as possible.
+    #[arg(long)]
+    target_days: Option<f64>,
+    /// A batch limit other than the critical batch, in sequences.
+    #[arg(long)]
+    batch: Option<u64>,
+    /// Discard configurations below this efficiency (exhaustive search).
+    #[arg(long, default_value_t = 0.0)]
+    min_efficiency: f64,
+    /// Activation model: paper, full, selective or none.
+    #[arg(long, default_value = "paper")]
+    activations: String,
+}
+
+impl ConstraintArgs {
+    fn constraints(&self) -> Result<Constraints, String> {
+        Ok(Constraints {
+            max_gpus: self.max_gpus,
+            exact_gpus: self.gpus,
+            tensor: self.tensor,
+            batch: self.batch,
+            target_days: self.target_days,
+            min_efficiency: self.min_efficiency,
+            activation: ActivationModel::parse(&self.activations)
+                .map_err(|e| format!("{e} '{}'", self.activations))?,
+        })
+    }
+}
+
+#[derive(Args)]
+struct PlanArgs {
+    /// Model preset or x<N>; custom shape flags override its fields.
+    #[arg(long)]
+    model: Option<String>,
+    #[command(flatten)]
+    shape: ShapeArgs,
+    /// baseline, partitioned, improved, improved-unpartitioned, or (with
+    /// --search exhaustive) any.
+    #[arg(long, default_value = "improved")]
+    method: String,
+    /// none, data, data+pipe, data+tensor, pipe+tensor or 3d.
+    #[arg(long, default_value = "3d")]
+    parallelism: String,
+    /// rules (the paper's section 5) or exhaustive (every configuration).
+    #[arg(long, default_value = "rules")]
+    search: String,
+    #[command(flatten)]
+    constraints: ConstraintArgs,
+    #[command(flatten)]
+    hw: HardwareArgs,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// baseline, partitioned, improved or improved-unpartitioned.
+    #[arg(long, default_value = "improved")]
+    method: String,
+    /// none, data, data+pipe, data+tensor, pipe+tensor or 3d.
+    #[arg(long, default_value = "3d")]
+    parallelism: String,
+    /// Smallest parameter count.
+    #[arg(long, default_value_t = 1e9)]
+    from: f64,
+    /// Largest parameter count.
+    #[arg(long, default_value_t = 1e16)]
+    to: f64,
+    /// Points, log-spaced (sizes that round to the same X[x] appear once).
+    #[arg(long, default_value_t = 50)]
+    points: u32,
+    /// Comma-separated values instead of a table.
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
+    #[command(flatten)]
+    constraints: ConstraintArgs,
+    #[command(flatten)]
+    hw: HardwareArgs,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
@@ -275,6 +386,17 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::Model { name, shape } => model_json(&shape.shape(name.as_deref())?),
         Command::Hardware { hw } => hardware_json(&hw.hardware().map_err(|e| e.to_string())?),
         Command::Evaluate(args) => evaluate_cmd(args)?,
+        Command::Plan(args) => plan_cmd(args)?,
+        Command::Sweep(args) => {
+            let rows = sweep_cmd(args)?;
+            if args.csv {
+                return Ok(csv(&rows));
+            }
+            if !cli.json {
+                return Ok(sweep_table(&rows));
+            }
+            rows
+        }
         Command::Zero {
             params,
             dp,
@@ -429,6 +551,199 @@ fn evaluation_json(e: &Evaluation, hw: &Hardware) -> Value {
     })
 }
 
+fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
+    let m = a.shape.shape(a.model.as_deref())?;
+    let hw = a.hw.hardware().map_err(|e| e.to_string())?;
+    let c = a.constraints.constraints()?;
+    let par = Parallelism::parse(&a.parallelism).map_err(|e| format!("{e} '{}'", a.parallelism))?;
+    let method = if a.method.eq_ignore_ascii_case("any") {
+        None
+    } else {
+        Some(Method::parse(&a.method).map_err(|e| format!("{e} '{}'", a.method))?)
+    };
+    let s = |e: Error| e.to_string();
+    match a.search.to_ascii_lowercase().as_str() {
+        "rules" => {
+            let method =
+                method.ok_or("the rules need a method; use --search exhaustive for any")?;
+            let p = search::rules(&m, &hw, method, par, &c).map_err(s)?;
+            Ok(plan_json(&p, &hw, "rules"))
+        }
+        "exhaustive" => {
+            let r = search::exhaustive(&m, &hw, method, par, &c).map_err(s)?;
+            let mut v = plan_json(&r.best, &hw, "exhaustive");
+            v["evaluated"] = json!(r.evaluated);
+            let front = search::pareto(&m, &hw, method, par, &c, 8).map_err(s)?;
+            v["pareto"] = Value::Array(
+                front
+                    .iter()
+                    .map(|e| {
+                        json!({
+                            "method": e.config.method.name(),
+                            "gpus": e.gpus,
+                            "days": e.time.days(),
+                            "efficiency": e.efficiency,
+                            "memory_bytes": e.memory.on_gpu(e.config.offload).get(),
+                            "data": e.config.data,
+                            "pipe": e.config.pipe,
+                            "tensor": e.config.tensor,
+                            "micro_batch": e.config.micro_batch,
+                            "micro_batches": e.config.micro_batches,
+                            "offload": e.config.offload,
+                        })
+                    })
+                    .collect(),
+            );
+            // Where the paper's rules sit against the optimum.
+            let rule_method = method.unwrap_or(r.best.method);
+            if let Ok(p) = search::rules(&m, &hw, rule_method, par, &c) {
+                v["rules"] = json!({
+                    "method": rule_method.name(),
+                    "gpus": p.evaluation.gpus,
+                    "days": p.evaluation.time.days(),
+                    "efficiency": p.evaluation.efficiency,
+                    "slowdown": p.evaluation.time.get() / r.best.evaluation.time.get(),
+                });
+            }
+            Ok(v)
+        }
+        other => Err(format!("unknown search '{other}': use rules or exhaustive")),
+    }
+}
+
+fn plan_json(p: &search::Plan, hw: &Hardware, how: &str) -> Value {
+    let mut v = evaluation_json(&p.evaluation, hw);
+    v["parallelism"] = json!(p.parallelism.name());
+    v["search"] = json!(how);
+    v["binding"] = Value::Array(p.binding.iter().map(|b| json!(b.to_string())).collect());
+    v
+}
+
+fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
+    let hw = a.hw.hardware().map_err(|e| e.to_string())?;
+    let c = a.constraints.constraints()?;
+    let par = Parallelism::parse(&a.parallelism).map_err(|e| format!("{e} '{}'", a.parallelism))?;
+    let method = Method::parse(&a.method).map_err(|e| format!("{e} '{}'", a.method))?;
+    let rows =
+        search::sweep(&hw, method, par, &c, a.from, a.to, a.points).map_err(|e| e.to_string())?;
+    Ok(Value::Array(
+        rows.iter()
+            .map(|r| match &r.plan {
+                Ok(p) => {
+                    let e = &p.evaluation;
+                    json!({
+                        "x": r.x,
+                        "params": r.params,
+                        "gpus": e.gpus,
+                        "days": e.time.days(),
+                        "efficiency": e.efficiency,
+                        "offload": e.config.offload,
+                        "offloadable": e.memory.offloadable().get(),
+                        "non_offloadable": e.memory.non_offloadable().get(),
+                        "data": e.config.data,
+                        "pipe": e.config.pipe,
+                        "tensor": e.config.tensor,
+                        "batch": e.batch,
+                        "micro_batch": e.config.micro_batch,
+                        "micro_batches": e.config.micro_batches,
+                        "error": null,
+                    })
+                }
+                Err(err) => json!({
+                    "x": r.x,
+                    "params": r.params,
+                    "gpus": null,
+                    "days": null,
+                    "efficiency": null,
+                    "offload": null,
+                    "offloadable": null,
+                    "non_offloadable": null,
+                    "data": null,
+                    "pipe": null,
+                    "tensor": null,
+                    "batch": null,
+                    "micro_batch": null,
+                    "micro_batches": null,
+                    "error": err.to_string(),
+                }),
+            })
+            .collect(),
+    ))
+}
+
+const SWEEP_COLUMNS: [&str; 15] = [
+    "x",
+    "params",
+    "gpus",
+    "days",
+    "efficiency",
+    "offload",
+    "offloadable",
+    "non_offloadable",
+    "data",
+    "pipe",
+    "tensor",
+    "batch",
+    "micro_batch",
+    "micro_batches",
+    "error",
+];
+
+fn csv(rows: &Value) -> String {
+    let mut out = SWEEP_COLUMNS.join(",");
+    for r in rows.as_array().into_iter().flatten() {
+        out.push('\n');
+        let cells: Vec<String> = SWEEP_COLUMNS
+            .iter()
+            .map(|k| match &r[*k] {
+                Value::Null => String::new(),
+                Value::String(s) => format!("\"{}\"", s.replace('"', "\"\"")),
+                v => v.to_string(),
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+    }
+    out
+}
+
+fn sweep_table(rows: &Value) -> String {
+    let mut out = format!(
+        "{:>8} {:>10} {:>8} {:>10} {:>6} {:>7} {:>12} {:>12}  {}",
+        "x",
+        "params",
+        "gpus",
+        "days",
+        "eff.",
+        "offload",
+        "offl. GiB",
+        "non-off. GiB",
+        "n_b × n_l × n_a"
+    );
+    for r in rows.as_array().into_iter().flatten() {
+        let n = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        out.push('\n');
+        if let Some(err) = r["error"].as_str() {
+            out.push_str(&format!("{:>8} {:>10.3e}  {err}", r["x"], n("params")));
+            continue;
+        }
+        out.push_str(&format!(
+            "{:>8} {:>10.3e} {:>8} {:>10} {:>6.3} {:>7} {:>12} {:>12}  {} × {} × {}",
+            r["x"],
+            n("params"),
+            r["gpus"],
+            num(n("days")),
+            n("efficiency"),
+            if r["offload"] == true { "yes" } else { "no" },
+            num(n("offloadable") / plan3d_core::units::GIB),
+            num(n("non_offloadable") / plan3d_core::units::GIB),
+            r["data"],
+            r["pipe"],
+            r["tensor"]
+        ));
+    }
+    out
+}
+
 /// A readable two-column table of a JSON object; byte fields also in GiB.
 fn table(v: &Value) -> String {
     let mut rows = Vec::new();
@@ -461,9 +776,12 @@ fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>) {
             let x = n.as_f64().unwrap_or(f64::NAN);
             let shown = if prefix.ends_with(".bandwidth") {
                 format!("{} GiB/s", num(x / plan3d_core::units::GIB))
-            } else if prefix.starts_with("memory.") || prefix.ends_with("_bytes") {
+            } else if prefix.starts_with("memory.")
+                || prefix.ends_with("_bytes")
+                || prefix.ends_with(".memory_bytes")
+            {
                 format!("{} GiB", num(x / plan3d_core::units::GIB))
-            } else if prefix == "days" {
+            } else if prefix == "days" || prefix.ends_with(".days") {
                 format!("{} days", num(x))
             } else if n.is_u64() || n.is_i64() {
                 n.to_string()

@@ -223,8 +223,19 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "tensor-parallel degree",
         ),
         (
+            &[
+                "evaluate",
+                "--model",
+                "x160",
+                "--tensor",
+                "96",
+                "--no-node-limit",
+            ],
+            "tensor-parallel degree",
+        ),
+        (
             &["evaluate", "--model", "x160", "--tensor", "32"],
-            "must divide heads",
+            "exceeds the node size 16",
         ),
         (
             &["evaluate", "--model", "x160", "--data", "2", "--batch", "3"],
@@ -304,4 +315,234 @@ fn tables_are_readable() {
             .any(|l| l.starts_with("gpus") && l.ends_with("7728")),
         "{text}"
     );
+}
+
+#[test]
+fn plan_rules_and_exhaustive() {
+    let v = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "improved",
+        "--parallelism",
+        "3d",
+    ]);
+    assert_eq!(f(&v, "gpus"), 38640.0);
+    assert_eq!(
+        (f(&v, "data"), f(&v, "pipe"), f(&v, "tensor")),
+        (483.0, 5.0, 16.0)
+    );
+    assert_eq!(v["search"], "rules");
+    assert_eq!(v["parallelism"], "3d");
+    let binding: Vec<&str> = v["binding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    assert!(binding.iter().any(|b| b.contains("eq. 9")), "{binding:?}");
+    // Same fields as evaluate.
+    for k in [
+        "batch",
+        "micro_batch",
+        "micro_batches",
+        "offload",
+        "efficiency",
+        "days",
+        "overheads",
+        "memory",
+    ] {
+        assert!(!v[k].is_null(), "{k}");
+    }
+    let x = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "any",
+        "--search",
+        "exhaustive",
+    ]);
+    assert_eq!(f(&x, "gpus"), 38640.0);
+    assert_eq!(f(&x["rules"], "slowdown"), 1.0);
+    let pareto = x["pareto"].as_array().unwrap();
+    assert!(pareto.len() >= 3);
+    assert!(pareto
+        .windows(2)
+        .all(|w| f(&w[0], "days") <= f(&w[1], "days")));
+    assert!(f(&x, "evaluated") > 0.0);
+}
+
+#[test]
+fn plan_constraints() {
+    // Table 6.3: the 3d baseline within a month needs 10240 GPUs.
+    let v = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "baseline",
+        "--target-days",
+        "31",
+    ]);
+    assert_eq!(f(&v, "gpus"), 10240.0);
+    let v = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "improved",
+        "--max-gpus",
+        "1000",
+    ]);
+    assert!(f(&v, "gpus") <= 1000.0);
+    let v = json(&[
+        "plan", "--model", "x160", "--method", "improved", "--batch", "1000",
+    ]);
+    assert!(f(&v, "batch") <= 1000.0);
+    let v = json(&[
+        "plan", "--model", "x160", "--method", "improved", "--tensor", "8",
+    ]);
+    assert_eq!(f(&v, "tensor"), 8.0);
+    let v = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "any",
+        "--search",
+        "exhaustive",
+        "--gpus",
+        "7728",
+    ]);
+    assert_eq!(f(&v, "gpus"), 7728.0);
+    let eth = json(&[
+        "plan",
+        "--model",
+        "x160",
+        "--method",
+        "improved",
+        "--network",
+        "ethernet",
+    ]);
+    assert_eq!(f(&eth, "micro_batches"), 37.0);
+    let small = json(&[
+        "plan",
+        "--model",
+        "x64",
+        "--method",
+        "baseline",
+        "--parallelism",
+        "data",
+        "--gpu-memory",
+        "40",
+    ]);
+    assert_eq!(small["offload"], true);
+}
+
+#[test]
+fn sweep_rows() {
+    let v = json(&[
+        "sweep",
+        "--method",
+        "improved",
+        "--parallelism",
+        "3d",
+        "--from",
+        "1e10",
+        "--to",
+        "1e13",
+        "--points",
+        "20",
+    ]);
+    let rows = v.as_array().unwrap();
+    assert!(rows.len() >= 10);
+    for r in rows {
+        for k in [
+            "params",
+            "gpus",
+            "days",
+            "efficiency",
+            "offload",
+            "offloadable",
+            "non_offloadable",
+        ] {
+            assert!(!r[k].is_null(), "{k} in {r}");
+        }
+        assert_eq!(f(r, "params"), 12.0 * f(r, "x").powi(5));
+    }
+    let out = plan3d(&[
+        "sweep",
+        "--from",
+        "1e10",
+        "--to",
+        "1e12",
+        "--points",
+        "5",
+        "--csv",
+        "--no-node-limit",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("x,params,gpus,days,efficiency,offload,offloadable,non_offloadable"));
+    assert_eq!(lines.count(), 5);
+    let table = String::from_utf8(
+        plan3d(&["sweep", "--from", "1e10", "--to", "1e12", "--points", "3"]).stdout,
+    )
+    .unwrap();
+    assert!(table.contains("n_b × n_l × n_a"), "{table}");
+}
+
+#[test]
+fn plan_and_sweep_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["plan", "--model", "x160", "--parallelism", "4d"],
+            "unknown parallelism",
+        ),
+        (
+            &["plan", "--model", "x160", "--search", "magic"],
+            "unknown search",
+        ),
+        (
+            &["plan", "--model", "x160", "--method", "any"],
+            "the rules need a method",
+        ),
+        (
+            &["plan", "--model", "x160", "--target-days=-1"],
+            "target days",
+        ),
+        (
+            &["plan", "--model", "x160", "--max-gpus", "0"],
+            "GPU budget",
+        ),
+        (
+            &["plan", "--model", "x160", "--gpu-memory", "0"],
+            "GPU memory",
+        ),
+        (
+            &[
+                "plan",
+                "--model",
+                "x160",
+                "--parallelism",
+                "data",
+                "--tensor",
+                "8",
+            ],
+            "tensor",
+        ),
+        (&["sweep", "--from", "1e12", "--to", "1e9"], "sweep end"),
+        (&["sweep", "--points", "0"], "sweep points"),
+    ];
+    for (args, needle) in cases {
+        let out = plan3d(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
 }

@@ -15,7 +15,7 @@
 //!   (fact 8; eqs. 10–11);
 //! * CPU-GPU transfers when offloading, sharing the PCIe link with the
 //!   overlapped network traffic (eqs. 13–14, fact 10);
-//! * load imbalance when n_l does not divide d_l.
+//! * load imbalance when n_l does not divide d_l, or n_a the heads.
 //!
 //! An overlapped transfer costs nothing while its intensity is at or above
 //! the link's threshold (eq. 3). plan3d goes beyond the paper for
@@ -298,7 +298,8 @@ pub struct Overheads {
     pub pipeline: f64,
     /// CPU-GPU offload transfers (eqs. 13–14).
     pub offload: f64,
-    /// Load imbalance: ⌈d_l/n_l⌉·n_l/d_l − 1.
+    /// Load imbalance: ⌈d_l/n_l⌉·n_l/d_l − 1 for the pipeline, composed
+    /// with an uneven split of the heads over the tensor devices.
     pub imbalance: f64,
 }
 
@@ -376,6 +377,19 @@ pub(crate) fn bubble(layered: bool, pipe: f64, micro_batches: f64, layers: f64) 
 #[must_use]
 pub(crate) fn imbalance(pipe: f64, layers: f64) -> f64 {
     math::ceil(layers / pipe) * pipe / layers - 1.0
+}
+
+/// Load imbalance when n_a does not divide the heads: the busiest device
+/// holds ⌈d_a/n_a⌉ heads, which slows the attention projections (their
+/// share of the layer's weights) by ⌈d_a/n_a⌉·n_a/d_a. The feed-forward
+/// block splits evenly. Beyond the paper, which treats n_a as continuous.
+#[must_use]
+pub(crate) fn head_imbalance(model: &ModelShape, tensor: u32) -> f64 {
+    let (da, na) = (f64::from(model.heads), f64::from(tensor));
+    let dm = model.width() as f64;
+    let kv = f64::from(model.kv_heads) * f64::from(model.head_size);
+    let attention_share = (2.0 * dm * dm + 2.0 * dm * kv) / model.layer_params();
+    (math::ceil(da / na) * na / da - 1.0) * attention_share
 }
 
 /// Memory per GPU of a configuration (App. C.3; MODEL_NOTES facts 3–4).
@@ -461,14 +475,12 @@ fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error
     check_count("micro-batch count", cfg.micro_batches.into(), 1, MAX_DEGREE)?;
     check_count("GPU count", cfg.gpus(), 1, MAX_GPUS)?;
     check_count("batch", cfg.batch(), 1, MAX_GPUS)?;
-    if model.heads % cfg.tensor != 0 {
-        return Err(Error::NotDivisible {
-            what: "tensor-parallel degree",
-            value: cfg.tensor.into(),
-            of: "heads",
-            total: model.heads.into(),
-        });
-    }
+    check_count(
+        "tensor-parallel degree",
+        cfg.tensor.into(),
+        1,
+        model.heads.into(),
+    )?;
     if let Some(node) = hw.node_size {
         if cfg.tensor > node {
             return Err(Error::TensorAboveNode {
@@ -492,9 +504,8 @@ fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error
 /// # Errors
 ///
 /// An invalid shape or hardware, a zero or absurd degree, a pipeline deeper
-/// than the model, a tensor degree that does not divide the heads or
-/// exceeds the node, or a modular pipeline with fewer micro-batches than
-/// stages.
+/// than the model, a tensor degree above the heads or the node size, or a
+/// modular pipeline with fewer micro-batches than stages.
 ///
 /// # Examples
 ///
@@ -543,7 +554,7 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     let mut transfers = Transfers::default();
     let mut o = Overheads {
         bubble: bubble(layered, nl, nmu, dl),
-        imbalance: imbalance(nl, dl),
+        imbalance: (1.0 + imbalance(nl, dl)) * (1.0 + head_imbalance(model, cfg.tensor)) - 1.0,
         ..Overheads::default()
     };
 

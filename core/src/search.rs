@@ -169,12 +169,12 @@ impl Constraints {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Binding {
-    /// n_a: the largest degree that divides the heads and fits the node whose
-    /// NVLink overhead stays within 25 % (eq. 12).
+    /// n_a: the largest degree within the node whose overhead stays within
+    /// 25 % (eq. 12).
     Tensor {
         /// Chosen degree.
         tensor: u32,
-        /// Its overhead.
+        /// Its overhead: NVLink (eq. 12) with any uneven head split.
         overhead: f64,
         /// The next larger candidate and its overhead, if the 25 % rule
         /// rejected it.
@@ -333,7 +333,7 @@ impl fmt::Display for Binding {
             } => {
                 write!(
                     f,
-                    "tensor {tensor}: NVLink overhead {} % (eq. 12)",
+                    "tensor {tensor}: overhead {} % (NVLink, eq. 12, and head split)",
                     pct(overhead)
                 )?;
                 match (rejected, node_size) {
@@ -537,12 +537,15 @@ fn transfer_binding(
     }
 }
 
-fn divisors_desc(n: u32, cap: u32) -> impl Iterator<Item = u32> {
-    (1..=n.min(cap)).rev().filter(move |d| n % d == 0)
+/// Tensor degrees to consider: every n_a ≤ min(heads, node size), largest
+/// first (an uneven head split costs its imbalance).
+fn tensor_candidates(heads: u32, cap: u32) -> impl Iterator<Item = u32> {
+    (1..=heads.min(cap)).rev()
 }
 
-/// The tensor degree of the rules: the largest n_a that divides the heads,
-/// fits the node and costs at most 25 % (eq. 12; MODEL_NOTES fact 9).
+/// The tensor degree of the rules: the largest n_a within the node whose
+/// NVLink overhead (eq. 12), with any uneven head split, costs at most 25 %
+/// (MODEL_NOTES fact 9).
 fn tensor_degree(
     model: &ModelShape,
     hw: &Hardware,
@@ -565,13 +568,14 @@ fn tensor_degree(
     }
     let cap = hw.node_size.unwrap_or(model.heads);
     let mut rejected = None;
-    for t in divisors_desc(model.heads, cap) {
+    for t in tensor_candidates(model.heads, cap) {
         let cfg = Config {
             tensor: t,
             activation: c.activation,
             ..Config::default()
         };
-        let overhead = evaluate(model, hw, &cfg)?.overheads.tensor;
+        let o = evaluate(model, hw, &cfg)?.overheads;
+        let overhead = (1.0 + o.tensor) * (1.0 + o.imbalance) - 1.0;
         if overhead <= MAX_TENSOR_OVERHEAD {
             let node_size = (rejected.is_none() && t < model.heads).then_some(cap);
             let b = Binding::Tensor {
@@ -974,8 +978,8 @@ fn method_list(method: Option<Method>) -> &'static [Method] {
 /// n_µ, offload and, when `method` is `None`, the method — for the fastest
 /// training (or, with a target time, the fewest GPUs reaching it).
 ///
-/// Valid means: b ≤ the batch limit, n_µ ≥ n_l (MODEL_NOTES fact 7), n_a
-/// divides the heads within the node, the GPU budget (or exact count) and
+/// Valid means: b ≤ the batch limit, n_µ ≥ n_l (MODEL_NOTES fact 7), n_a at
+/// most the heads and the node size, the GPU budget (or exact count) and
 /// efficiency floor hold, and what stays on the GPU fits.
 ///
 /// Two facts keep it fast without losing the optimum. While b ≤ b_c the
@@ -1015,11 +1019,12 @@ pub fn exhaustive(
     let tensors: Vec<u32> = match c.tensor {
         Some(t) => alloc::vec![t],
         None if par.tensor() => {
-            divisors_desc(model.heads, hw.node_size.unwrap_or(model.heads)).collect()
+            tensor_candidates(model.heads, hw.node_size.unwrap_or(model.heads)).collect()
         }
         None => alloc::vec![1],
     };
-    // Tensor overhead per degree (it depends on nothing else).
+    // Tensor overhead and head imbalance per degree (they depend on nothing
+    // else).
     let mut tensor_oh = Vec::with_capacity(tensors.len());
     for &t in &tensors {
         let cfg = Config {
@@ -1027,7 +1032,8 @@ pub fn exhaustive(
             activation: c.activation,
             ..Config::default()
         };
-        tensor_oh.push(evaluate(model, hw, &cfg)?.overheads.tensor);
+        let o = evaluate(model, hw, &cfg)?.overheads;
+        tensor_oh.push((1.0 + o.tensor) * (1.0 + o.imbalance) - 1.0);
     }
     let max_pipe = if par.pipe() {
         u64::from(model.layers).min(batch_max) as u32

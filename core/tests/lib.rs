@@ -2,4 +2,5 @@
 
 mod golden;
 mod props;
+mod search;
 mod units;

@@ -33,11 +33,12 @@ fn main() -> ExitCode {
         "build" => setup(Needs::WEB).and_then(|()| build()),
         "serve" => setup(Needs::WEB).and_then(|()| serve()),
         "test" => test(),
+        "bench" => bench(),
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
-                 test   run every test"
+                 test   run every test\n  bench  run the benchmarks and print their figures"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
         }
@@ -237,6 +238,11 @@ fn serve() -> Result {
     run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1"]))
 }
 
+/// Criterion benchmarks of core; figures go to stdout (budgets: README).
+fn bench() -> Result {
+    run(cmd("cargo").args(["bench", "-p", "plan3d-core", "--locked"]))
+}
+
 fn test() -> Result {
     setup(Needs::ALL)?;
     let start = Instant::now();
@@ -281,15 +287,12 @@ fn test() -> Result {
         "--no-default-features",
         "--locked",
     ]))?;
-    run(cmd("cargo").args([
-        "build",
-        "-p",
-        "plan3d-core",
-        "--no-default-features",
-        "--target",
-        "thumbv7m-none-eabi",
-        "--locked",
-    ]))?;
+    // Without std, with and without alloc (the search needs alloc).
+    for features in [&["--no-default-features"][..], &["--no-default-features", "--features", "alloc"]] {
+        run(cmd("cargo")
+            .args(["build", "-p", "plan3d-core", "--target", "thumbv7m-none-eabi", "--locked"])
+            .args(features))?;
+    }
     run(cmd("cargo")
         .args(["doc", "-p", "plan3d-core", "--no-deps", "--locked"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
