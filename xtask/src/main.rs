@@ -288,9 +288,19 @@ fn test() -> Result {
         "--locked",
     ]))?;
     // Without std, with and without alloc (the search needs alloc).
-    for features in [&["--no-default-features"][..], &["--no-default-features", "--features", "alloc"]] {
+    for features in [
+        &["--no-default-features"][..],
+        &["--no-default-features", "--features", "alloc"],
+    ] {
         run(cmd("cargo")
-            .args(["build", "-p", "plan3d-core", "--target", "thumbv7m-none-eabi", "--locked"])
+            .args([
+                "build",
+                "-p",
+                "plan3d-core",
+                "--target",
+                "thumbv7m-none-eabi",
+                "--locked",
+            ])
             .args(features))?;
     }
     run(cmd("cargo")
