@@ -358,10 +358,12 @@ fn section_6_totals() {
 }
 
 /// Table 6.1's parallelism column as a search setting.
+#[cfg(feature = "alloc")]
 fn parallelism(name: &str) -> plan3d_core::search::Parallelism {
     plan3d_core::search::Parallelism::parse(&name.replace(" + ", "+").to_lowercase()).unwrap()
 }
 
+#[cfg(feature = "alloc")]
 #[test]
 fn table_6_1_all_90_cells_from_the_rules() {
     use plan3d_core::search::{rules, Constraints};

@@ -2,5 +2,6 @@
 
 mod golden;
 mod props;
+#[cfg(feature = "alloc")]
 mod search;
 mod units;
