@@ -1,6 +1,7 @@
 //! Benchmarks for the budgets of the search issue: rules for every method ×
 //! parallelism (≤ 100 µs), exhaustive search for X160 (≤ 10 ms), a 200-point
-//! sweep × 3 methods (≤ 5 ms), and raw evaluations per second.
+//! sweep × 3 methods (≤ 5 ms), schedules of 10k and 100k events (≤ 10 ms
+//! for 100k), and raw evaluations per second.
 
 use std::hint::black_box;
 
@@ -8,6 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plan3d_core::{
     evaluate,
     model::x_family,
+    schedule::{simulate, ScheduleKind, ScheduleSpec},
     search::{exhaustive, pareto, rules, sweep, Constraints, Parallelism},
     Config, Hardware, Method,
 };
@@ -41,6 +43,31 @@ fn benches(c: &mut Criterion) {
             }
         });
     });
+    // Schedules: 10k and 100k events.
+    for (label, kind, devices, layers, mbs) in [
+        (
+            "schedule: 1f1b, 8 devices x 64 layers x 640 micro-batches (~10k events)",
+            ScheduleKind::OneFOneB,
+            8,
+            64,
+            640,
+        ),
+        (
+            "schedule: modular, 32 devices x 512 layers x 64 micro-batches (~100k events)",
+            ScheduleKind::Modular,
+            32,
+            512,
+            64,
+        ),
+    ] {
+        let mut spec = ScheduleSpec::unit(kind, devices, layers, mbs);
+        spec.durations.send = 0.1;
+        spec.data = 2;
+        spec.durations.reduce = 0.5;
+        let n = simulate(&spec).unwrap().events.len();
+        println!("{label}: {n} events");
+        c.bench_function(label, |b| b.iter(|| black_box(simulate(&spec).unwrap())));
+    }
     let cfg = Config {
         method: Method::Improved,
         data: 483,

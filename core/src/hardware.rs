@@ -314,17 +314,22 @@ impl Hardware {
         self.gpu.peak / self.bandwidth(link)
     }
 
-    /// Threshold of the data/pipeline network. Its traffic also crosses the
+    /// Bandwidth of the data/pipeline network. Its traffic also crosses the
     /// GPU's PCIe link to reach the network card, so the slower of the two
     /// binds (for the paper's A100 + InfiniBand 200 it is InfiniBand).
     #[must_use]
-    pub fn network_threshold(&self) -> Intensity {
-        let net = self.gpu.peak / self.network.bandwidth();
-        let pcie = self.threshold(Link::Pcie);
-        if net.0 >= pcie.0 {
+    pub fn network_bandwidth(&self) -> BytesPerSec {
+        let net = self.network.bandwidth();
+        if net.0 <= self.gpu.pcie.0 {
             net
         } else {
-            pcie
+            self.gpu.pcie
         }
+    }
+
+    /// Threshold of the data/pipeline network: c_gpu / [`Hardware::network_bandwidth`].
+    #[must_use]
+    pub fn network_threshold(&self) -> Intensity {
+        self.gpu.peak / self.network_bandwidth()
     }
 }

@@ -54,6 +54,8 @@ mod math;
 pub mod memory;
 pub mod model;
 #[cfg(feature = "alloc")]
+pub mod schedule;
+#[cfg(feature = "alloc")]
 pub mod search;
 pub mod units;
 pub mod zero;

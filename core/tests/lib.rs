@@ -3,5 +3,7 @@
 mod golden;
 mod props;
 #[cfg(feature = "alloc")]
+mod schedule;
+#[cfg(feature = "alloc")]
 mod search;
 mod units;
