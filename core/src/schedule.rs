@@ -1378,12 +1378,15 @@ impl Schedule {
             }
         }
         let y = height - 12.0;
+        let unit = match self.spec.durations.unit {
+            "unit" => "units",
+            u => u,
+        };
         let _ = write!(
             s,
-            r##"<text x="{left}" y="{y}" fill="#444">0</text><text x="{}" y="{y}" text-anchor="end" fill="#444">{:.4} {}</text></svg>"##,
+            r##"<text x="{left}" y="{y}" fill="#444">0</text><text x="{}" y="{y}" text-anchor="end" fill="#444">{} {unit}</text></svg>"##,
             left + width,
-            self.makespan,
-            self.spec.durations.unit
+            crate::math::round_sig(self.makespan, 4)
         );
         s
     }
