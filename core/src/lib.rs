@@ -54,9 +54,13 @@ mod math;
 pub mod memory;
 pub mod model;
 #[cfg(feature = "alloc")]
+pub mod planner;
+#[cfg(feature = "alloc")]
 pub mod schedule;
 #[cfg(feature = "alloc")]
 pub mod search;
+#[cfg(feature = "alloc")]
+pub mod state;
 pub mod units;
 pub mod zero;
 

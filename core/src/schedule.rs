@@ -1208,7 +1208,7 @@ impl Schedule {
         } else {
             1.0
         };
-        let cols = ((self.makespan / step) - 1e-9).ceil().max(0.0) as usize;
+        let cols = crate::math::ceil(self.makespan / step - 1e-9).max(0.0) as usize;
         let cols = cols.min(4000);
         let letter = |mb: Option<u32>, upper: bool| match mb {
             Some(m) if m < 26 => {
@@ -1251,8 +1251,8 @@ impl Schedule {
                         EventKind::Optimizer => '*',
                     };
                     // Cells whose midpoint the event covers.
-                    let a = (e.start / step - 0.5).ceil().max(0.0) as usize;
-                    let b = ((e.end / step - 0.5).ceil().max(0.0) as usize).min(cols);
+                    let a = crate::math::ceil(e.start / step - 0.5).max(0.0) as usize;
+                    let b = (crate::math::ceil(e.end / step - 0.5).max(0.0) as usize).min(cols);
                     for cell in row.iter_mut().take(b).skip(a) {
                         *cell = c;
                     }
@@ -1339,7 +1339,7 @@ impl Schedule {
             {
                 let x = left + e.start * scale;
                 let w = ((e.end - e.start) * scale).max(0.5);
-                let hue = (f64::from(e.layer) / layers * 300.0).round();
+                let hue = crate::math::round(f64::from(e.layer) / layers * 300.0);
                 let fill = match e.kind {
                     EventKind::Forward => alloc::format!("hsl({hue},70%,72%)"),
                     EventKind::Backward => alloc::format!("hsl({hue},60%,45%)"),

@@ -6,4 +6,6 @@ mod props;
 mod schedule;
 #[cfg(feature = "alloc")]
 mod search;
+#[cfg(feature = "alloc")]
+mod state;
 mod units;

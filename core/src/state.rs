@@ -1,0 +1,457 @@
+//! The planner's inputs and their URL query form: every input lives in the
+//! query string so a view can be shared, and survives a reload.
+//!
+//! # Keys
+//!
+//! | key | values | default |
+//! |---|---|---|
+//! | `model` | a preset (`bert`, `gpt-3`, …), `x<N>` (N even), or `custom` | `x160` |
+//! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
+//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200` | `a100-80gb` |
+//! | `node` | GPUs per node, 1–72, or `none` | 16 |
+//! | `net` | `infiniband`, `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
+//! | `method` | `baseline`, `partitioned`, `improved` | `improved` |
+//! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |
+//! | `gpus` | GPU budget (at most) | none |
+//! | `days` | target training time in days (fewest GPUs) | none |
+//! | `batch` | batch limit in sequences | the critical batch |
+//! | `keff` | kernel efficiency, 0.05–1 | 1 |
+//! | `act` | `paper`, `full`, `selective`, `none` | `paper` |
+//! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
+//!
+//! Parsing never fails: a value that is malformed, out of range or unknown
+//! falls back to its default and yields a [`Notice`] for the page to show.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+use crate::hardware::{self, Gpu, Hardware, Network};
+use crate::memory::ActivationModel;
+use crate::model::{self, ModelShape};
+use crate::search::Parallelism;
+use crate::Method;
+
+/// The model choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// A named preset.
+    Preset(&'static str),
+    /// X\[x\].
+    X(u32),
+    /// A custom shape: sequence length, heads, head size, layers (4× feed-forward).
+    Custom {
+        /// d_s.
+        seq_len: u32,
+        /// d_a.
+        heads: u32,
+        /// d_h.
+        head_size: u32,
+        /// d_l.
+        layers: u32,
+    },
+}
+
+impl ModelChoice {
+    /// The shape.
+    ///
+    /// # Errors
+    ///
+    /// A custom shape out of bounds.
+    pub fn shape(&self) -> Result<ModelShape, crate::Error> {
+        match *self {
+            Self::Preset(name) => model::preset(name),
+            Self::X(x) => model::x_family(x),
+            Self::Custom {
+                seq_len,
+                heads,
+                head_size,
+                layers,
+            } => {
+                let m = ModelShape {
+                    seq_len,
+                    heads,
+                    head_size,
+                    kv_heads: heads,
+                    layers,
+                    ffn: 4u32.saturating_mul(heads).saturating_mul(head_size),
+                    gated_mlp: false,
+                    biases: true,
+                    vocab: None,
+                    tied_embeddings: true,
+                };
+                m.validate()?;
+                Ok(m)
+            }
+        }
+    }
+}
+
+/// Which pair of schedules the page compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Comparison {
+    /// Standard vs layered gradient accumulation (fig. 1).
+    Lga,
+    /// Standard vs modular pipeline (fig. 3).
+    #[default]
+    Modular,
+    /// 1F1B vs interleaved 1F1B (PTD-P).
+    Interleaved,
+}
+
+impl Comparison {
+    /// Every comparison.
+    pub const ALL: [Self; 3] = [Self::Lga, Self::Modular, Self::Interleaved];
+    /// Stable name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lga => "lga",
+            Self::Modular => "modular",
+            Self::Interleaved => "interleaved",
+        }
+    }
+}
+
+/// Everything a user sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Inputs {
+    /// Model.
+    pub model: ModelChoice,
+    /// GPU.
+    pub gpu: Gpu,
+    /// GPUs per node; `None` for no limit.
+    pub node: Option<u32>,
+    /// Network of the data/pipeline dimensions.
+    pub network: Network,
+    /// Method whose plan is detailed.
+    pub method: Method,
+    /// Parallelism setting.
+    pub parallelism: Parallelism,
+    /// GPU budget.
+    pub max_gpus: Option<u64>,
+    /// Target days.
+    pub target_days: Option<f64>,
+    /// Batch limit.
+    pub batch: Option<u64>,
+    /// Kernel efficiency.
+    pub kernel_efficiency: f64,
+    /// Activation model.
+    pub activation: ActivationModel,
+    /// Schedule comparison.
+    pub compare: Comparison,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Self {
+            model: ModelChoice::X(160),
+            gpu: hardware::A100_80GB,
+            node: Some(16),
+            network: Network::InfiniBand200,
+            method: Method::Improved,
+            parallelism: Parallelism::ThreeD,
+            max_gpus: None,
+            target_days: None,
+            batch: None,
+            kernel_efficiency: 1.0,
+            activation: ActivationModel::Paper,
+            compare: Comparison::Modular,
+        }
+    }
+}
+
+/// Node-size slider bounds.
+pub const NODE_RANGE: (u32, u32) = (1, 72);
+/// Kernel-efficiency bounds.
+pub const KEFF_RANGE: (f64, f64) = (0.05, 1.0);
+/// Longest query value read; longer ones are rejected.
+pub const MAX_VALUE_LEN: usize = 64;
+
+/// A query value that was not used, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// The key.
+    pub key: String,
+    /// The value as given (shortened, control characters removed).
+    pub value: String,
+    /// Why it was ignored.
+    pub reason: &'static str,
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)
+    }
+}
+
+fn sanitize(s: &str, max: usize) -> String {
+    let mut out: String = s.chars().filter(|c| !c.is_control()).take(max).collect();
+    if s.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// Percent-decodes a query component (`+` is a space). Invalid escapes are
+/// kept as they are.
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
+    let v = v.trim();
+    if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse::<u64>().ok().filter(|x| (min..=max).contains(x))
+}
+
+fn parse_f64(v: &str, min: f64, max: f64) -> Option<f64> {
+    let v = v.trim();
+    if v.is_empty() || v.len() > 24 {
+        return None;
+    }
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= min && *x <= max)
+}
+
+impl Inputs {
+    /// Reads a query string (with or without the leading `?`). Unknown keys
+    /// are ignored; bad values fall back to defaults with a notice.
+    #[must_use]
+    pub fn from_query(query: &str) -> (Self, Vec<Notice>) {
+        let mut s = Self::default();
+        let mut notices = Vec::new();
+        let query = query.strip_prefix('?').unwrap_or(query);
+        let mut custom = [None::<u32>; 4];
+        let mut wants_custom = false;
+        for pair in query.split('&').filter(|p| !p.is_empty()).take(64) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let (k, v) = (decode(k), decode(v));
+            let mut bad = |reason: &'static str| {
+                notices.push(Notice {
+                    key: sanitize(&k, 16),
+                    value: sanitize(&v, 24),
+                    reason,
+                });
+            };
+            if v.len() > MAX_VALUE_LEN {
+                bad("value too long");
+                continue;
+            }
+            match k.as_str() {
+                "model" => {
+                    if v.eq_ignore_ascii_case("custom") {
+                        wants_custom = true;
+                    } else if let Some(&(name, _)) = model::PRESETS
+                        .iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(v.trim()))
+                    {
+                        s.model = ModelChoice::Preset(name);
+                    } else {
+                        match model::preset(&v) {
+                            Ok(m) if m.layers >= 2 => s.model = ModelChoice::X(m.layers),
+                            _ => bad("unknown model (a preset, x<N> with N even, or custom)"),
+                        }
+                    }
+                }
+                "seq" | "heads" | "head" | "layers" => {
+                    let i = ["seq", "heads", "head", "layers"]
+                        .iter()
+                        .position(|x| *x == k)
+                        .unwrap_or(0);
+                    match parse_u64(&v, 1, 1 << 20) {
+                        Some(x) => custom[i] = Some(x as u32),
+                        None => bad("not a whole number in 1–1048576"),
+                    }
+                }
+                "gpu" => match hardware::gpu(&v) {
+                    Ok(g) => s.gpu = g,
+                    Err(_) => bad("unknown GPU"),
+                },
+                "node" => {
+                    if v.eq_ignore_ascii_case("none") {
+                        s.node = None;
+                    } else {
+                        match parse_u64(&v, NODE_RANGE.0.into(), NODE_RANGE.1.into()) {
+                            Some(n) => s.node = Some(n as u32),
+                            None => bad("node size must be 1–72 or none"),
+                        }
+                    }
+                }
+                "net" => match Network::parse(&v) {
+                    Ok(n) => s.network = n,
+                    Err(_) => bad("unknown network"),
+                },
+                "method" => match Method::parse(&v) {
+                    Ok(m) if m != Method::ImprovedUnpartitioned => s.method = m,
+                    _ => bad("unknown method"),
+                },
+                "par" => match Parallelism::parse(&v) {
+                    Ok(p) => s.parallelism = p,
+                    Err(_) => bad("unknown parallelism"),
+                },
+                "gpus" => match parse_u64(&v, 1, 1 << 32) {
+                    Some(n) => s.max_gpus = Some(n),
+                    None => bad("GPU budget must be a whole number ≥ 1"),
+                },
+                "days" => match parse_f64(&v, 1e-3, 1e7) {
+                    Some(d) => s.target_days = Some(d),
+                    None => bad("target days must be a number in 0.001–1e7"),
+                },
+                "batch" => match parse_u64(&v, 1, 1 << 32) {
+                    Some(n) => s.batch = Some(n),
+                    None => bad("batch must be a whole number ≥ 1"),
+                },
+                "keff" => match parse_f64(&v, KEFF_RANGE.0, KEFF_RANGE.1) {
+                    Some(x) => s.kernel_efficiency = x,
+                    None => bad("kernel efficiency must be in 0.05–1"),
+                },
+                "act" => match ActivationModel::parse(&v) {
+                    Ok(a) => s.activation = a,
+                    Err(_) => bad("unknown activation model"),
+                },
+                "cmp" => match Comparison::ALL
+                    .into_iter()
+                    .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
+                {
+                    Some(c) => s.compare = c,
+                    None => bad("unknown schedule comparison"),
+                },
+                _ => {}
+            }
+        }
+        if wants_custom || custom.iter().any(Option::is_some) {
+            let base = s
+                .model
+                .shape()
+                .unwrap_or(model::x_family(160).unwrap_or(model::BERT));
+            let choice = ModelChoice::Custom {
+                seq_len: custom[0].unwrap_or(base.seq_len),
+                heads: custom[1].unwrap_or(base.heads),
+                head_size: custom[2].unwrap_or(base.head_size),
+                layers: custom[3].unwrap_or(base.layers),
+            };
+            match choice.shape() {
+                Ok(_) => s.model = choice,
+                Err(_) => notices.push(Notice {
+                    key: String::from("model"),
+                    value: String::from("custom"),
+                    reason: "the custom shape is out of bounds",
+                }),
+            }
+        }
+        (s, notices)
+    }
+
+    /// The query string (without `?`), listing only non-default values.
+    #[must_use]
+    pub fn to_query(&self) -> String {
+        let d = Self::default();
+        let mut q = String::new();
+        let mut put = |k: &str, v: &dyn fmt::Display| {
+            if !q.is_empty() {
+                q.push('&');
+            }
+            let _ = write!(q, "{k}={v}");
+        };
+        match self.model {
+            ModelChoice::Preset(n) => put("model", &n),
+            ModelChoice::X(x) => put("model", &format_args!("x{x}")),
+            ModelChoice::Custom {
+                seq_len,
+                heads,
+                head_size,
+                layers,
+            } => {
+                put("model", &"custom");
+                put("seq", &seq_len);
+                put("heads", &heads);
+                put("head", &head_size);
+                put("layers", &layers);
+            }
+        }
+        if self.gpu.name != d.gpu.name {
+            put("gpu", &self.gpu.name);
+        }
+        if self.node != d.node {
+            match self.node {
+                Some(n) => put("node", &n),
+                None => put("node", &"none"),
+            }
+        }
+        if self.network != d.network {
+            put("net", &self.network.name());
+        }
+        if self.method != d.method {
+            put("method", &self.method.name());
+        }
+        if self.parallelism != d.parallelism {
+            // `+` would read as a space: escape it.
+            put("par", &self.parallelism.name().replace('+', "%2B"));
+        }
+        if let Some(g) = self.max_gpus {
+            put("gpus", &g);
+        }
+        if let Some(days) = self.target_days {
+            put("days", &days);
+        }
+        if let Some(b) = self.batch {
+            put("batch", &b);
+        }
+        if self.kernel_efficiency != d.kernel_efficiency {
+            put("keff", &self.kernel_efficiency);
+        }
+        if self.activation != d.activation {
+            put("act", &self.activation.name());
+        }
+        if self.compare != d.compare {
+            put("cmp", &self.compare.name());
+        }
+        q
+    }
+
+    /// The hardware these inputs describe.
+    #[must_use]
+    pub fn hardware(&self) -> Hardware {
+        Hardware {
+            gpu: self.gpu,
+            node_size: self.node,
+            network: self.network,
+            kernel_efficiency: self.kernel_efficiency,
+        }
+    }
+
+    /// The X\[x\] model nearest a parameter count (for a log-scale slider):
+    /// x = (p/12)^{1/5}, rounded to an even integer in 2–[`model::MAX_X`].
+    #[must_use]
+    pub fn x_for_params(params: f64) -> u32 {
+        if !params.is_finite() || params <= 0.0 {
+            return 2;
+        }
+        let x = crate::math::pow(params / 12.0, 0.2);
+        ((crate::math::round(x / 2.0) * 2.0) as u32).clamp(2, model::MAX_X)
+    }
+}

@@ -1,0 +1,176 @@
+//! URL state: round trips, hostile input; the planner's outputs.
+
+use plan3d_core::{
+    hardware,
+    planner::{self, comparison, needs, outputs, plan_schedule, scaling},
+    search::Parallelism,
+    state::{Comparison, Inputs, ModelChoice},
+    ActivationModel, Method, Network,
+};
+use proptest::prelude::*;
+
+fn any_inputs() -> impl Strategy<Value = Inputs> {
+    (
+        (prop_oneof![
+            (0usize..6).prop_map(|i| ModelChoice::Preset(plan3d_core::model::PRESETS[i].0)),
+            (1u32..=2048).prop_map(|h| ModelChoice::X(2 * h)),
+            (1u32..=4096, 1u32..=128, 1u32..=256, 1u32..=256).prop_map(
+                |(seq_len, heads, head_size, layers)| {
+                    ModelChoice::Custom {
+                        seq_len,
+                        heads,
+                        head_size,
+                        layers,
+                    }
+                }
+            ),
+        ]),
+        (
+            0usize..5,
+            proptest::option::of(1u32..=72),
+            0usize..5,
+            0usize..3,
+            0usize..6,
+        ),
+        (
+            proptest::option::of(1u64..1_000_000),
+            proptest::option::of(0.01f64..1e5),
+            proptest::option::of(1u64..10_000),
+        ),
+        (0.05f64..=1.0, 0usize..4, 0usize..3),
+    )
+        .prop_map(
+            |(model, (g, node, n, m, p), (max_gpus, target_days, batch), (keff, a, c))| Inputs {
+                model,
+                gpu: hardware::GPUS[g],
+                node,
+                network: Network::ALL[n],
+                method: planner::METHODS[m],
+                parallelism: Parallelism::ALL[p],
+                max_gpus,
+                target_days,
+                batch,
+                kernel_efficiency: keff,
+                activation: ActivationModel::ALL[a],
+                compare: Comparison::ALL[c],
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn prop_query_round_trips(i in any_inputs()) {
+        let q = i.to_query();
+        let (back, notices) = Inputs::from_query(&q);
+        prop_assert!(notices.is_empty(), "{q}: {notices:?}");
+        prop_assert_eq!(back, i, "{}", q);
+    }
+
+    #[test]
+    fn prop_any_query_parses(q in ".{0,300}") {
+        let (i, notices) = Inputs::from_query(&q);
+        for n in &notices {
+            let text = n.to_string();
+            prop_assert!(!text.chars().any(char::is_control));
+            prop_assert!(text.chars().count() < 200);
+        }
+        // Whatever came in, the model is valid.
+        prop_assert!(i.model.shape().is_ok());
+    }
+
+    #[test]
+    fn prop_key_value_noise(k in "(model|gpu|node|net|method|par|gpus|days|batch|keff|act|cmp|seq|heads|head|layers)", v in ".{0,80}") {
+        let q = format!("{k}={v}");
+        let (i, _) = Inputs::from_query(&q);
+        prop_assert!(i.model.shape().is_ok());
+        prop_assert!(i.kernel_efficiency >= 0.05 && i.kernel_efficiency <= 1.0);
+    }
+}
+
+#[test]
+fn the_issues_url_gives_table_6_1() {
+    let (i, notices) = Inputs::from_query("?model=x160&gpu=a100-80gb&node=16&net=infiniband");
+    assert!(notices.is_empty());
+    assert_eq!(i, Inputs::default());
+    let o = outputs(&i).unwrap();
+    let improved = o.selected(Method::Improved).unwrap().evaluation;
+    assert_eq!(improved.gpus, 38_640);
+    assert_eq!(format!("{:.1}", improved.time.days()), "6.8");
+    assert_eq!(
+        o.selected(Method::Baseline).unwrap().evaluation.gpus,
+        35_840
+    );
+    assert_eq!(o.optimum.as_ref().unwrap().best.evaluation.gpus, 38_640);
+    // Network needs: eq. 9's restores need 312e12/6400 B/s of 50 GiB/s.
+    let n = needs(o.selected(Method::Improved).unwrap(), &o.hardware);
+    let fwd = n
+        .iter()
+        .find(|n| n.kind == plan3d_core::TransferKind::DataForward)
+        .unwrap();
+    assert!((fwd.required.get() - 312e12 / 6400.0).abs() < 1.0);
+    assert_eq!(fwd.available.gib_per_s(), 50.0);
+}
+
+#[test]
+fn hostile_values_fall_back_with_a_notice() {
+    let long = "9".repeat(10_000);
+    let cases = [
+        "model=<script>alert(1)</script>".to_string(),
+        "model=x3".into(),
+        "model=x99999999999999999999".into(),
+        "gpu=%3Cimg%20src%3Dx%3E".into(),
+        "node=0".into(),
+        "node=73".into(),
+        "node=1e3".into(),
+        format!("gpus={long}"),
+        "days=NaN".into(),
+        "days=-1".into(),
+        "keff=inf".into(),
+        "net=ethernet\u{0}".into(),
+        "par=4d".into(),
+        "method=improved-unpartitioned".into(),
+        "cmp=☃".into(),
+        "model=custom&heads=0".into(),
+        "layers=99999999".into(),
+    ];
+    for q in cases {
+        let (i, notices) = Inputs::from_query(&q);
+        assert_eq!(notices.len(), 1, "{q}: {notices:?}");
+        assert!(i.model.shape().is_ok());
+        let text = notices[0].to_string();
+        assert!(text.len() < 200 && !text.contains('\u{0}'), "{text}");
+    }
+    // Percent escapes and '+' decode; unknown keys are ignored.
+    let (i, n) = Inputs::from_query("par=data%2Bpipe&net=ethernet-100&utm=x&model=GPT-3");
+    assert!(n.is_empty());
+    assert_eq!(i.parallelism, Parallelism::DataPipe);
+    assert_eq!(i.network, Network::Ethernet100);
+    assert_eq!(i.model, ModelChoice::Preset("gpt-3"));
+    let (i, _) = Inputs::from_query("model=custom&seq=512&heads=16&head=64&layers=24");
+    assert_eq!(i.model.shape().unwrap().params(), 301_989_888.0);
+    assert_eq!(Inputs::x_for_params(1.26e12), 160);
+    assert_eq!(Inputs::x_for_params(f64::NAN), 2);
+    assert_eq!(Inputs::x_for_params(1e30), 4096);
+}
+
+#[test]
+fn schedules_and_scaling_for_the_page() {
+    let i = Inputs::default();
+    let o = outputs(&i).unwrap();
+    let s = plan_schedule(&o.model, &o.hardware, o.selected(Method::Improved).unwrap()).unwrap();
+    assert_eq!(s.spec.devices, 5);
+    assert!(s.makespan > 5.0 && s.makespan < 7.0);
+    // The baseline's 160-stage pipeline with 172 micro-batches fits the page
+    // budget as it is.
+    let b = plan_schedule(&o.model, &o.hardware, o.selected(Method::Baseline).unwrap()).unwrap();
+    assert_eq!(b.spec.devices, 160);
+    assert!(b.events.len() as u64 <= 2 * planner::MAX_PAGE_OPS);
+    for c in Comparison::ALL {
+        let [a, b] = comparison(c).unwrap();
+        assert!(b.bubble_fraction <= a.bubble_fraction + 1e-12);
+        assert!(b.makespan <= a.makespan);
+    }
+    let rows = scaling(&i, 40).unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|(_, r)| r.len() > 20));
+}
