@@ -34,7 +34,7 @@ pub struct Need {
 }
 
 /// The page's numbers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outputs {
     /// The model.
     pub model: ModelShape,

@@ -1,0 +1,777 @@
+//! The planner page. Inputs live in the URL; every number comes from
+//! `plan3d_core::planner`; this module only wires signals to the DOM.
+
+use std::sync::Arc;
+
+use leptos::ev;
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plan3d_core::{
+    hardware, model,
+    planner::{self, Need, Outputs, METHODS},
+    search::{Parallelism, Plan},
+    state::{Comparison, Inputs, ModelChoice, Notice, KEFF_RANGE, NODE_RANGE},
+    ActivationModel, Method, Network,
+};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+use crate::charts::{self, XMap};
+use crate::fmt;
+use crate::timeline::{self, Timeline};
+
+/// A value shared by pointer: memos of big values compare by identity, not
+/// by walking them.
+#[derive(Clone, Debug)]
+pub struct Shared<T>(pub Arc<T>);
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+fn dark_mode() -> bool {
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+}
+
+fn search_string() -> String {
+    window().location().search().unwrap_or_default()
+}
+
+/// Seconds an animation cycle lasts at speed 1.
+const CYCLE_S: f64 = 8.0;
+
+fn animate(
+    t: RwSignal<f64>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    last: StoredValue<Option<f64>>,
+    frames: RwSignal<u64>,
+) {
+    request_animation_frame(move || {
+        if !playing.get_untracked() {
+            last.set_value(None);
+            return;
+        }
+        let now = window().performance().map_or(0.0, |p| p.now());
+        let dt = last.get_value().map_or(0.0, |l| (now - l).min(100.0));
+        last.set_value(Some(now));
+        t.update(|x| {
+            *x += dt / 1000.0 * speed.get_untracked() / CYCLE_S;
+            if *x > 1.0 {
+                *x = 0.0;
+            }
+        });
+        frames.update(|f| *f += 1);
+        animate(t, playing, speed, last, frames);
+    });
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    let (initial, initial_notices) = Inputs::from_query(&search_string());
+    let inputs = RwSignal::new(initial);
+    let notices = RwSignal::new(initial_notices);
+    // How the next URL update is recorded: slider drags replace the entry,
+    // discrete choices push a new one, back/forward write nothing.
+    let push = StoredValue::new(false);
+    let from_history = StoredValue::new(true);
+
+    Effect::new(move |_| {
+        let q = inputs.with(Inputs::to_query);
+        if from_history.get_value() {
+            from_history.set_value(false);
+            return;
+        }
+        let url = format!("?{q}");
+        if search_string() == url || (q.is_empty() && search_string().is_empty()) {
+            return;
+        }
+        if let Ok(h) = window().history() {
+            let url = if q.is_empty() {
+                window().location().pathname().unwrap_or_default()
+            } else {
+                url
+            };
+            let _ = if push.get_value() {
+                h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            } else {
+                h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+            };
+        }
+    });
+    let _popstate = window_event_listener(ev::popstate, move |_| {
+        let (i, n) = Inputs::from_query(&search_string());
+        from_history.set_value(true);
+        notices.set(n);
+        inputs.set(i);
+    });
+
+    // Set an input: `discrete` choices get their own history entry.
+    let set = move |discrete: bool, f: Box<dyn FnOnce(&mut Inputs)>| {
+        push.set_value(discrete);
+        inputs.update(|i| f(i));
+    };
+
+    let outputs = Memo::new(move |_| Shared(Arc::new(inputs.with(planner::outputs))));
+    let scaling = Memo::new(move |_| Shared(Arc::new(inputs.with(|i| planner::scaling(i, 48)))));
+
+    view! {
+        <header class="p3-header">
+            <h1>"plan3d"</h1>
+            <p class="p3-lede">
+                "The fastest data × pipeline × tensor-parallel plan for training a transformer, \
+                 its memory, network needs and schedule — computed in your browser from \
+                 Lamy-Poirier 2021 (arXiv 2106.02679)."
+            </p>
+        </header>
+        <NoticeList notices=notices />
+        <div class="p3-layout">
+            <Controls inputs=inputs set=set notices=notices />
+            <main class="p3-main">
+                {move || {
+                    let o = outputs.get();
+                    match o.0.as_ref() {
+                        Ok(out) => view! { <Results inputs=inputs out=Shared(Arc::new(out.clone())) scaling=scaling /> }.into_any(),
+                        Err(e) => view! { <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p> }.into_any(),
+                    }
+                }}
+                <Schedules inputs=inputs outputs=outputs />
+            </main>
+        </div>
+        <footer class="p3-footer">
+            "Memory in GiB (the paper's GB), bandwidth input + output, compute in dense half-precision flop/s. "
+            "Times assume the paper's 10⁵ steps at the critical batch size and perfect kernels unless set."
+        </footer>
+    }
+}
+
+#[component]
+fn NoticeList(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    view! {
+        <div class="p3-notices" role="status" aria-live="polite" data-testid="notices">
+            {move || {
+                notices
+                    .get()
+                    .into_iter()
+                    .map(|n| view! { <p class="p3-notice">{n.to_string()}</p> })
+                    .collect_view()
+            }}
+        </div>
+    }
+}
+
+type Setter = dyn Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Send + Sync;
+
+#[component]
+fn Controls(
+    inputs: RwSignal<Inputs>,
+    set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
+    notices: RwSignal<Vec<Notice>>,
+) -> impl IntoView {
+    let _ = notices;
+    let _: Option<&Setter> = None;
+    let model_value = move || match inputs.with(|i| i.model) {
+        ModelChoice::Preset(n) => n.to_string(),
+        ModelChoice::X(x) => format!("x{x}"),
+        ModelChoice::Custom { .. } => "custom".into(),
+    };
+    let params_log = move || {
+        inputs
+            .with(|i| i.model.shape().map(|m| m.params().log10()))
+            .unwrap_or(12.0)
+    };
+    let custom = move || matches!(inputs.with(|i| i.model), ModelChoice::Custom { .. });
+    let shape = move || inputs.with(|i| i.model.shape().ok());
+    let x_options = [8u32, 32, 64, 108, 160, 200, 320, 600];
+
+    view! {
+        <aside class="p3-controls" aria-label="Inputs">
+            <fieldset>
+                <legend>"Model"</legend>
+                <label for="p3-model">"Preset"</label>
+                <select id="p3-model" data-testid="model" prop:value=model_value
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| {
+                            i.model = if v == "custom" {
+                                let m = i.model.shape().unwrap_or(model::BERT);
+                                ModelChoice::Custom { seq_len: m.seq_len, heads: m.heads, head_size: m.head_size, layers: m.layers }
+                            } else if let Some(&(n, _)) = model::PRESETS.iter().find(|(n, _)| *n == v) {
+                                ModelChoice::Preset(n)
+                            } else {
+                                ModelChoice::X(v.trim_start_matches('x').parse().unwrap_or(160))
+                            };
+                        }));
+                    }>
+                    {model::PRESETS.iter().map(|(n, _)| view! { <option value=*n>{*n}</option> }).collect_view()}
+                    {x_options.iter().map(|x| view! { <option value=format!("x{x}")>{format!("X{x}")}</option> }).collect_view()}
+                    {move || match inputs.with(|i| i.model) {
+                        ModelChoice::X(x) if !x_options.contains(&x) => Some(view! { <option value=format!("x{x}")>{format!("X{x}")}</option> }),
+                        _ => None,
+                    }}
+                    <option value="custom">"custom shape"</option>
+                </select>
+                <label for="p3-size">
+                    "Size (X family): "
+                    <output data-testid="params">{move || shape().map(|m| fmt::params(m.params())).unwrap_or_default()}" parameters"</output>
+                </label>
+                <input id="p3-size" data-testid="size" type="range" min="8" max="16" step="0.02"
+                    aria-label="Parameter count, log scale"
+                    prop:value=move || format!("{:.2}", params_log())
+                    on:input=move |e| {
+                        let v: f64 = event_target_value(&e).parse().unwrap_or(12.0);
+                        set(false, Box::new(move |i| i.model = ModelChoice::X(Inputs::x_for_params(10f64.powf(v)))));
+                    } />
+                <Show when=custom>
+                    <div class="p3-grid2">
+                        {[("seq", "Sequence"), ("heads", "Heads"), ("head", "Head size"), ("layers", "Layers")]
+                            .into_iter()
+                            .map(|(key, label)| {
+                                let get = move || {
+                                    shape().map(|m| match key {
+                                        "seq" => m.seq_len,
+                                        "heads" => m.heads,
+                                        "head" => m.head_size,
+                                        _ => m.layers,
+                                    }).unwrap_or(1)
+                                };
+                                view! {
+                                    <label>{label}
+                                        <input type="number" min="1" max="1048576" data-testid=format!("custom-{key}")
+                                            prop:value=move || get().to_string()
+                                            on:change=move |e| {
+                                                let Ok(v) = event_target_value(&e).parse::<u32>() else { return };
+                                                set(true, Box::new(move |i| {
+                                                    if let ModelChoice::Custom { seq_len, heads, head_size, layers } = i.model {
+                                                        let mut c = (seq_len, heads, head_size, layers);
+                                                        match key { "seq" => c.0 = v, "heads" => c.1 = v, "head" => c.2 = v, _ => c.3 = v }
+                                                        let next = ModelChoice::Custom { seq_len: c.0, heads: c.1, head_size: c.2, layers: c.3 };
+                                                        if next.shape().is_ok() { i.model = next; }
+                                                    }
+                                                }));
+                                            } />
+                                    </label>
+                                }
+                            })
+                            .collect_view()}
+                    </div>
+                </Show>
+                <p class="p3-hint">{move || shape().map(|m| format!(
+                    "{} layers × width {} ({} heads of {}), sequence {}, critical batch {:.0} (eq. 2)",
+                    m.layers, m.width(), m.heads, m.head_size, m.seq_len, m.critical_batch()
+                ))}</p>
+            </fieldset>
+            <fieldset>
+                <legend>"Hardware"</legend>
+                <label for="p3-gpu">"GPU"</label>
+                <select id="p3-gpu" data-testid="gpu" prop:value=move || inputs.with(|i| i.gpu.name)
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(g) = hardware::gpu(&v) { i.gpu = g }));
+                    }>
+                    {hardware::GPUS.iter().map(|g| view! { <option value=g.name>{g.name}</option> }).collect_view()}
+                </select>
+                <label for="p3-node">
+                    "GPUs per node (NVLink): "
+                    <output data-testid="node-value">{move || inputs.with(|i| i.node.map_or("no limit".to_string(), |n| n.to_string()))}</output>
+                </label>
+                <input id="p3-node" data-testid="node" type="range" min=NODE_RANGE.0 max=NODE_RANGE.1 step="1"
+                    prop:disabled=move || inputs.with(|i| i.node.is_none())
+                    prop:value=move || inputs.with(|i| i.node.unwrap_or(16)).to_string()
+                    on:input=move |e| {
+                        let v: u32 = event_target_value(&e).parse().unwrap_or(16);
+                        set(false, Box::new(move |i| i.node = Some(v.clamp(NODE_RANGE.0, NODE_RANGE.1))));
+                    } />
+                <label class="p3-check">
+                    <input type="checkbox" data-testid="no-node-limit" prop:checked=move || inputs.with(|i| i.node.is_none())
+                        on:change=move |e| {
+                            let on = event_target_checked(&e);
+                            set(true, Box::new(move |i| i.node = if on { None } else { Some(16) }));
+                        } />
+                    " no node-size limit (fig. 5)"
+                </label>
+                <label for="p3-net">"Network (data and pipeline)"</label>
+                <select id="p3-net" data-testid="net" prop:value=move || inputs.with(|i| i.network.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(n) = Network::parse(&v) { i.network = n }));
+                    }>
+                    {Network::ALL.iter().map(|n| {
+                        let label = match n {
+                            Network::InfiniBand200 => "InfiniBand 200 Gb/s per GPU",
+                            Network::InfiniBand400 => "InfiniBand 400 Gb/s per GPU",
+                            Network::Ethernet25 => "Ethernet 25 Gb/s per GPU",
+                            Network::Ethernet100 => "Ethernet 100 Gb/s per GPU",
+                            Network::Ethernet400 => "Ethernet 400 Gb/s per GPU",
+                        };
+                        view! { <option value=n.name()>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </fieldset>
+            <fieldset>
+                <legend>"Training"</legend>
+                <label for="p3-par">"Parallelism"</label>
+                <select id="p3-par" data-testid="par" prop:value=move || inputs.with(|i| i.parallelism.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(p) = Parallelism::parse(&v) { i.parallelism = p }));
+                    }>
+                    {Parallelism::ALL.iter().map(|p| view! { <option value=p.name()>{p.name()}</option> }).collect_view()}
+                </select>
+                <span class="p3-label" id="p3-method-label">"Method shown in detail"</span>
+                <div class="p3-radios" role="radiogroup" aria-labelledby="p3-method-label">
+                    {METHODS.iter().map(|&m| view! {
+                        <label class="p3-radio">
+                            <input type="radio" name="p3-method" value=m.name() data-testid=format!("method-{}", m.name())
+                                prop:checked=move || inputs.with(|i| i.method == m)
+                                on:change=move |_| set(true, Box::new(move |i| i.method = m)) />
+                            {m.name()}
+                        </label>
+                    }).collect_view()}
+                </div>
+                <label for="p3-gpus">"GPU budget (optional)"</label>
+                <input id="p3-gpus" data-testid="budget" type="number" min="1" placeholder="no limit"
+                    prop:value=move || inputs.with(|i| i.max_gpus.map(|g| g.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|g| (1..=1u64 << 32).contains(g));
+                        set(true, Box::new(move |i| i.max_gpus = v));
+                    } />
+                <label for="p3-days">"Target time in days (fewest GPUs)"</label>
+                <input id="p3-days" data-testid="days" type="number" min="0.001" step="any" placeholder="fastest"
+                    prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<f64>().ok().filter(|d| d.is_finite() && (1e-3..=1e7).contains(d));
+                        set(true, Box::new(move |i| i.target_days = v));
+                    } />
+                <label for="p3-batch">"Batch limit in sequences"</label>
+                <input id="p3-batch" data-testid="batch" type="number" min="1" placeholder="critical batch"
+                    prop:value=move || inputs.with(|i| i.batch.map(|b| b.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|b| (1..=1u64 << 32).contains(b));
+                        set(true, Box::new(move |i| i.batch = v));
+                    } />
+                <label for="p3-keff">
+                    "Kernel efficiency: "
+                    <output>{move || fmt::pct(inputs.with(|i| i.kernel_efficiency))}</output>
+                </label>
+                <input id="p3-keff" data-testid="keff" type="range" min=KEFF_RANGE.0 max=KEFF_RANGE.1 step="0.01"
+                    prop:value=move || inputs.with(|i| i.kernel_efficiency).to_string()
+                    on:input=move |e| {
+                        let v: f64 = event_target_value(&e).parse().unwrap_or(1.0);
+                        set(false, Box::new(move |i| i.kernel_efficiency = v.clamp(KEFF_RANGE.0, KEFF_RANGE.1)));
+                    } />
+                <label for="p3-act">"Activation memory"</label>
+                <select id="p3-act" data-testid="act" prop:value=move || inputs.with(|i| i.activation.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(a) = ActivationModel::parse(&v) { i.activation = a }));
+                    }>
+                    <option value="paper">"checkpoint every layer (paper)"</option>
+                    <option value="full">"full recomputation (Korthikanti)"</option>
+                    <option value="selective">"selective recomputation"</option>
+                    <option value="none">"no recomputation"</option>
+                </select>
+            </fieldset>
+        </aside>
+    }
+}
+
+fn config_text(p: &Plan) -> String {
+    let c = p.evaluation.config;
+    format!("{} × {} × {}", c.data, c.pipe, c.tensor)
+}
+
+#[component]
+fn Results(
+    inputs: RwSignal<Inputs>,
+    out: Shared<Outputs>,
+    scaling: Memo<
+        Shared<Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>>,
+    >,
+) -> impl IntoView {
+    let o = out.0.clone();
+    let method = inputs.with_untracked(|i| i.method);
+    let selected = o.selected(method).copied();
+    let rows = o
+        .plans
+        .iter()
+        .map(|(m, p)| {
+            let m = *m;
+            let name = m.name();
+            let cls = if m == method { "p3-row p3-row--selected" } else { "p3-row" };
+            match p {
+                Ok(p) => {
+                    let e = p.evaluation;
+                    view! {
+                        <tr class=cls data-testid=format!("plan-{name}")>
+                            <th scope="row">{name}</th>
+                            <td>{config_text(p)}</td>
+                            <td data-testid=format!("plan-{name}-gpus")>{e.gpus.to_string()}</td>
+                            <td>{e.batch.to_string()}</td>
+                            <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
+                            <td>{if e.config.offload { "yes" } else { "no" }}</td>
+                            <td>{fmt::pct(e.efficiency)}</td>
+                            <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+                            <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
+                        </tr>
+                    }
+                    .into_any()
+                }
+                Err(err) => view! {
+                    <tr class=cls data-testid=format!("plan-{name}")>
+                        <th scope="row">{name}</th>
+                        <td colspan="8">{err.to_string()}</td>
+                    </tr>
+                }
+                .into_any(),
+            }
+        })
+        .collect_view();
+    let optimum = match &o.optimum {
+        Ok(r) => {
+            let e = r.best.evaluation;
+            let vs_rules = o
+                .selected(e.config.method)
+                .or_else(|| o.selected(Method::Improved))
+                .map(|p| p.evaluation.time.get() / e.time.get());
+            view! {
+                <tr class="p3-row p3-row--optimum" data-testid="plan-optimum">
+                    <th scope="row">{format!("optimum ({})", e.config.method.name())}</th>
+                    <td>{config_text(&r.best)}</td>
+                    <td data-testid="plan-optimum-gpus">{e.gpus.to_string()}</td>
+                    <td>{e.batch.to_string()}</td>
+                    <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
+                    <td>{if e.config.offload { "yes" } else { "no" }}</td>
+                    <td>{fmt::pct(e.efficiency)}</td>
+                    <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+                    <td data-testid="plan-optimum-days">{fmt::days(e.time.days())}</td>
+                </tr>
+                <tr><td colspan="9" class="p3-note">{match vs_rules {
+                    Some(x) if x > 1.0 + 1e-9 => format!(
+                        "Exhaustive search over every configuration ({} evaluated): the paper's rules for this method are {} slower.",
+                        r.evaluated, fmt::pct(x - 1.0)),
+                    _ => format!("Exhaustive search over every configuration ({} evaluated): the paper's rules find the optimum.", r.evaluated),
+                }}</td></tr>
+            }
+            .into_any()
+        }
+        Err(e) => view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any(),
+    };
+    let binding = selected
+        .map(|p| {
+            p.binding
+                .iter()
+                .map(|b| view! { <li>{b.to_string()}</li> })
+                .collect_view()
+        })
+        .into_iter()
+        .collect_view();
+    let needs = selected
+        .map(|p| planner::needs(&p, &o.hardware))
+        .unwrap_or_default();
+    let needs_view = needs
+        .iter()
+        .map(|n: &Need| {
+            let ok = n.required.get() <= n.available.get();
+            let status = match (n.overlapped, ok) {
+                (true, true) => "hidden",
+                (true, false) => "too slow: stretches the step",
+                (false, _) => "not overlapped: costs time",
+            };
+            view! {
+                <tr>
+                    <td>{n.kind.key()}</td>
+                    <td>{n.link.key()}</td>
+                    <td>{n.equation}</td>
+                    <td>{fmt::gibs(n.required.get())}</td>
+                    <td>{fmt::gibs(n.available.get())}</td>
+                    <td class=if ok || !n.overlapped { "p3-ok" } else { "p3-bad" }>{status}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let headline = selected.map(|p| {
+        let e = p.evaluation;
+        format!(
+            "{} trains {} on {} GPUs ({}) in {}, at {} efficiency.",
+            method.name(),
+            fmt::params(o.model.params()),
+            e.gpus,
+            config_text(&p),
+            fmt::duration(e.time.days()),
+            fmt::pct(e.efficiency)
+        )
+    });
+
+    // Charts.
+    let mem_canvas = NodeRef::<Canvas>::new();
+    let bars: Vec<_> = o
+        .plans
+        .iter()
+        .filter_map(|(m, p)| {
+            p.as_ref()
+                .ok()
+                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+        })
+        .collect();
+    let gpu_mem = o.hardware.gpu.memory.get();
+    Effect::new(move |_| {
+        let Some(c) = mem_canvas.get() else { return };
+        if let Some(b) = CanvasBackend::with_canvas_object(c) {
+            let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
+        }
+    });
+    let scale_canvas = NodeRef::<Canvas>::new();
+    let xmap = StoredValue::new(XMap::default());
+    let current = selected.map(|p| (o.model.params(), p.evaluation.time.days()));
+    Effect::new(move |_| {
+        let s = scaling.get();
+        let Some(c) = scale_canvas.get() else { return };
+        if let (Some(b), Ok(rows)) = (CanvasBackend::with_canvas_object(c), s.0.as_ref()) {
+            if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, current, dark_mode()) {
+                xmap.set_value(m);
+            }
+        }
+    });
+    let hover = RwSignal::new(String::new());
+    let on_move = move |e: web_sys::MouseEvent| {
+        let Some(c) = scale_canvas.get_untracked() else {
+            return;
+        };
+        // Canvas pixels may be scaled by CSS.
+        let ratio = f64::from(c.width()) / f64::from(c.client_width().max(1));
+        let Some(p) = xmap.get_value().params_at(f64::from(e.offset_x()) * ratio) else {
+            return;
+        };
+        let s = scaling.get_untracked();
+        let Ok(rows) = s.0.as_ref() else { return };
+        let text = rows
+            .iter()
+            .filter_map(|(m, r)| {
+                let row = r.iter().min_by(|a, b| {
+                    (a.params.ln() - p.ln())
+                        .abs()
+                        .total_cmp(&(b.params.ln() - p.ln()).abs())
+                })?;
+                let plan = row.plan.as_ref().ok()?;
+                Some((
+                    row.x,
+                    row.params,
+                    format!(
+                        "{} {} on {} GPUs",
+                        m.name(),
+                        fmt::duration(plan.evaluation.time.days()),
+                        plan.evaluation.gpus
+                    ),
+                ))
+            })
+            .fold((0, 0.0, Vec::new()), |(_, _, mut v), (x, p, t)| {
+                v.push(t);
+                (x, p, v)
+            });
+        hover.set(format!(
+            "X{} ({} parameters): {}",
+            text.0,
+            fmt::params(text.1),
+            text.2.join("; ")
+        ));
+    };
+
+    view! {
+        <section class="p3-card" aria-labelledby="p3-plans-h">
+            <h2 id="p3-plans-h">"Fastest plans"</h2>
+            <p class="p3-headline" data-testid="headline">{headline}</p>
+            <div class="p3-scroll">
+                <table class="p3-table">
+                    <thead><tr>
+                        <th scope="col">"method"</th>
+                        <th scope="col" title="data × pipeline × tensor">"n_b × n_l × n_a"</th>
+                        <th scope="col">"GPUs"</th>
+                        <th scope="col" title="sequences; eq. 2 gives the critical batch">"batch"</th>
+                        <th scope="col" title="micro-batch size × count">"b_µ × n_µ"</th>
+                        <th scope="col" title="state and checkpoints in CPU memory (C.5)">"offload"</th>
+                        <th scope="col" title="product of 1/(1+overhead): bubble, tensor (eq. 12), transfers">"efficiency"</th>
+                        <th scope="col" title="what stays on each GPU (C.3)">"memory"</th>
+                        <th scope="col">"days"</th>
+                    </tr></thead>
+                    <tbody>{rows}{optimum}</tbody>
+                </table>
+            </div>
+            <h3>"Why this plan"</h3>
+            <ul class="p3-binding" data-testid="binding">{binding}</ul>
+        </section>
+        <section class="p3-card" aria-labelledby="p3-mem-h">
+            <h2 id="p3-mem-h">"Memory per GPU"</h2>
+            <canvas node_ref=mem_canvas width="720" height="300" class="p3-chart" data-testid="memory-chart"
+                role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
+        </section>
+        <section class="p3-card" aria-labelledby="p3-net-h">
+            <h2 id="p3-net-h">"Network needs of the "{method.name()}" plan"</h2>
+            <div class="p3-scroll">
+                <table class="p3-table" data-testid="needs">
+                    <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>
+                    <tbody>{needs_view}</tbody>
+                </table>
+            </div>
+        </section>
+        <section class="p3-card" aria-labelledby="p3-scale-h">
+            <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"</h2>
+            <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
+                role="img" aria-label="Training time of the fastest plan per method against model size"
+                on:mousemove=on_move></canvas>
+            <p class="p3-hint" data-testid="scaling-hover">{move || hover.get()}</p>
+        </section>
+    }
+}
+
+#[component]
+fn Schedules(
+    inputs: RwSignal<Inputs>,
+    outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
+) -> impl IntoView {
+    let plan_tl = Memo::new(move |_| {
+        let method = inputs.with(|i| i.method);
+        let o = outputs.get();
+        let tl = (*o.0).as_ref().ok().and_then(|o| {
+            let p = o.selected(method)?;
+            planner::plan_schedule(&o.model, &o.hardware, p)
+                .ok()
+                .map(|s| {
+                    (
+                        Timeline::new(&s),
+                        s.spec.micro_batches,
+                        p.evaluation.config.micro_batches,
+                    )
+                })
+        });
+        Shared(Arc::new(tl))
+    });
+    let cmp_tl = Memo::new(move |_| {
+        let c = inputs.with(|i| i.compare);
+        Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
+            [
+                (Timeline::new(&a), a.spec.kind.name(), a.bubble_fraction),
+                (Timeline::new(&b), b.spec.kind.name(), b.bubble_fraction),
+            ]
+        })))
+    });
+    let t = RwSignal::new(0.0_f64);
+    let playing = RwSignal::new(true);
+    let speed = RwSignal::new(1.0_f64);
+    let frames = RwSignal::new(0_u64);
+    let last = StoredValue::new(None);
+    animate(t, playing, speed, last, frames);
+    // A new plan restarts the animation.
+    Effect::new(move |_| {
+        plan_tl.track();
+        t.set(0.0);
+    });
+    let main_canvas = NodeRef::<Canvas>::new();
+    let mem_canvas = NodeRef::<Canvas>::new();
+    let cmp_a = NodeRef::<Canvas>::new();
+    let cmp_b = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let frac = t.get();
+        let dark = dark_mode();
+        if let Some(tl) = plan_tl.get().0.as_ref() {
+            if let Some(c) = main_canvas.get() {
+                timeline::draw(&c, &tl.0, frac, dark);
+            }
+            if let Some(c) = mem_canvas.get() {
+                timeline::draw_memory(&c, &tl.0, frac, true, dark);
+            }
+        }
+        if let Some(pair) = cmp_tl.get().0.as_ref() {
+            for (node, (tl, _, _)) in [cmp_a, cmp_b].into_iter().zip(pair.iter()) {
+                if let Some(c) = node.get() {
+                    timeline::draw(&c, tl, frac, dark);
+                }
+            }
+        }
+    });
+    let toggle = move |_| {
+        let now = !playing.get_untracked();
+        playing.set(now);
+        if now {
+            animate(t, playing, speed, last, frames);
+        }
+    };
+    let cmp_label = |i: usize| {
+        move || {
+            cmp_tl
+                .get()
+                .0
+                .as_ref()
+                .as_ref()
+                .map(|p| format!("{}: bubble {}", p[i].1, fmt::pct(p[i].2)))
+                .unwrap_or_default()
+        }
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-sched-h">
+            <h2 id="p3-sched-h">"Schedule of the selected plan"</h2>
+            <div class="p3-player" role="group" aria-label="Animation controls">
+                <button type="button" data-testid="play" on:click=toggle aria-pressed=move || playing.get().to_string()>
+                    {move || if playing.get() { "Pause" } else { "Play" }}
+                </button>
+                <label>"Position "
+                    <input type="range" min="0" max="1" step="0.001" data-testid="scrub" aria-label="Position in the step"
+                        prop:value=move || format!("{:.3}", t.get())
+                        on:input=move |e| {
+                            playing.set(false);
+                            t.set(event_target_value(&e).parse().unwrap_or(0.0));
+                        } />
+                </label>
+                <label>"Speed "
+                    <select data-testid="speed" on:change=move |e| speed.set(event_target_value(&e).parse().unwrap_or(1.0))>
+                        <option value="0.25">"¼×"</option>
+                        <option value="0.5">"½×"</option>
+                        <option value="1" selected>"1×"</option>
+                        <option value="2">"2×"</option>
+                        <option value="4">"4×"</option>
+                    </select>
+                </label>
+                <span class="p3-hint" data-testid="frames" data-frames=move || frames.get().to_string()>
+                    {move || plan_tl.get().0.as_ref().as_ref().map(|(tl, shown, real)| {
+                        let scaled = if shown != real { format!(" (shown with {shown} of its {real} micro-batches)") } else { String::new() };
+                        format!("one step: {}{}{}", fmt::days(tl.makespan / 86_400.0 * 86_400.0), " s", scaled)
+                    }).unwrap_or_else(|| "no schedule for this plan".into())}
+                </span>
+            </div>
+            <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
+                role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
+            <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
+                role="img" aria-label="Memory of GPU 0 over the step"></canvas>
+            <h3>"The paper's comparisons"</h3>
+            <label for="p3-cmp">"Compare "</label>
+            <select id="p3-cmp" data-testid="cmp" prop:value=move || inputs.with(|i| i.compare.name())
+                on:change=move |e| {
+                    let v = event_target_value(&e);
+                    if let Some(c) = Comparison::ALL.into_iter().find(|c| c.name() == v) {
+                        inputs.update(|i| i.compare = c);
+                    }
+                }>
+                <option value="lga">"standard vs layered gradient accumulation (fig. 1)"</option>
+                <option value="modular">"standard vs modular pipeline (fig. 3)"</option>
+                <option value="interleaved">"1F1B vs interleaved 1F1B (Megatron-LM)"</option>
+            </select>
+            <div class="p3-pair">
+                <figure>
+                    <canvas node_ref=cmp_a width="470" height="170" class="p3-chart" data-testid="compare-a" role="img" aria-label="First schedule of the comparison"></canvas>
+                    <figcaption>{cmp_label(0)}</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=cmp_b width="470" height="170" class="p3-chart" data-testid="compare-b" role="img" aria-label="Second schedule of the comparison"></canvas>
+                    <figcaption>{cmp_label(1)}</figcaption>
+                </figure>
+            </div>
+            <p class="p3-hint">"Unit durations: forward 1, backward 2; colours are layers, darker for the backward pass; reductions in orange on the network lane."</p>
+        </section>
+    }
+}

@@ -1,0 +1,231 @@
+//! Charts drawn with plotters on a canvas: the scaling chart (figs. 4, 5, 8)
+//! and the memory bars (Table 6.2's breakdown against the GPU's memory).
+
+use plan3d_core::{planner::METHODS, search::SweepRow, units::GIB, MemoryBreakdown, Method};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Colours per method, readable on light and dark backgrounds.
+pub fn method_color(m: Method) -> RGBColor {
+    match m {
+        Method::Baseline => RGBColor(214, 96, 77),
+        Method::Partitioned => RGBColor(116, 173, 209),
+        _ => RGBColor(102, 189, 99),
+    }
+}
+
+/// Foreground and background for the theme.
+pub fn theme(dark: bool) -> (RGBColor, RGBColor) {
+    if dark {
+        (RGBColor(232, 233, 238), RGBColor(27, 29, 35))
+    } else {
+        (RGBColor(27, 29, 35), RGBColor(255, 255, 255))
+    }
+}
+
+/// The pixel span of the plotting area and its x range (log10 of params),
+/// to map the mouse back to a model size.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct XMap {
+    /// Left pixel.
+    pub x0: i32,
+    /// Right pixel.
+    pub x1: i32,
+    /// log10 of the leftmost parameter count.
+    pub lo: f64,
+    /// log10 of the rightmost parameter count.
+    pub hi: f64,
+}
+
+impl XMap {
+    /// The parameter count under pixel `x`.
+    pub fn params_at(&self, x: f64) -> Option<f64> {
+        if self.x1 <= self.x0 {
+            return None;
+        }
+        let f = (x - f64::from(self.x0)) / f64::from(self.x1 - self.x0);
+        (0.0..=1.0)
+            .contains(&f)
+            .then(|| 10f64.powf(self.lo + f * (self.hi - self.lo)))
+    }
+}
+
+/// Training time of the fastest plan per method against model size, the
+/// current model marked.
+pub fn scaling<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    rows: &[(Method, Vec<SweepRow>)],
+    current: Option<(f64, f64)>,
+    dark: bool,
+) -> Result<XMap, DrawingAreaErrorKind<DB::ErrorType>> {
+    let (fg, bg) = theme(dark);
+    area.fill(&bg)?;
+    let pts = |r: &[SweepRow]| -> Vec<(f64, f64)> {
+        r.iter()
+            .filter_map(|r| {
+                r.plan
+                    .as_ref()
+                    .ok()
+                    .map(|p| (r.params, p.evaluation.time.days()))
+            })
+            .filter(|(_, d)| d.is_finite() && *d > 0.0)
+            .collect()
+    };
+    let all: Vec<(f64, f64)> = rows.iter().flat_map(|(_, r)| pts(r)).collect();
+    let (ymin, ymax) = all.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
+        (a.min(p.1), b.max(p.1))
+    });
+    let (ymin, ymax) = if all.is_empty() {
+        (1e-3, 1e6)
+    } else {
+        (ymin / 2.0, ymax * 2.0)
+    };
+    let (lo, hi) = (1e8_f64, 1e16_f64);
+    let text = ("sans-serif", 13).into_font().color(&fg);
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d((lo..hi).log_scale(), (ymin..ymax).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("parameters")
+        .y_desc("training time (days)")
+        .axis_desc_style(text.clone())
+        .label_style(text.clone())
+        .axis_style(fg.mix(0.6))
+        .light_line_style(fg.mix(0.06))
+        .bold_line_style(fg.mix(0.15))
+        .x_label_formatter(&|v| format!("1e{}", v.log10().round()))
+        .y_label_formatter(&|v| crate::fmt::days(*v))
+        .draw()?;
+    // One month and one year (sec. 7).
+    for (days, label) in [(30.0, "one month"), (365.0, "one year")] {
+        if (ymin..ymax).contains(&days) {
+            chart.draw_series(LineSeries::new([(lo, days), (hi, days)], fg.mix(0.35)))?;
+            chart.draw_series(std::iter::once(Text::new(
+                label,
+                (lo * 1.5, days * 1.15),
+                text.clone(),
+            )))?;
+        }
+    }
+    for (m, r) in rows {
+        let color = method_color(*m);
+        chart
+            .draw_series(LineSeries::new(pts(r), color.stroke_width(2)))?
+            .label(m.name())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
+    }
+    if let Some((p, d)) = current {
+        if d.is_finite() && d > 0.0 {
+            chart.draw_series(std::iter::once(Circle::new((p, d), 6, fg.filled())))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(text)
+        .background_style(bg.mix(0.85))
+        .border_style(fg.mix(0.3))
+        .draw()?;
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    Ok(XMap {
+        x0: xr.start,
+        x1: xr.end,
+        lo: lo.log10(),
+        hi: hi.log10(),
+    })
+}
+
+/// The memory that stays on each GPU per method, stacked by category,
+/// against the GPU's memory.
+pub fn memory<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bars: &[(Method, MemoryBreakdown, bool)],
+    gpu_memory: f64,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (fg, bg) = theme(dark);
+    area.fill(&bg)?;
+    let parts = |m: &MemoryBreakdown, offload: bool| {
+        let ckpt = if offload { 0.0 } else { m.checkpoints.get() };
+        let state = if offload { 0.0 } else { m.state.get() };
+        [state, ckpt, m.buffers.get(), m.activations.get()].map(|b| b / GIB)
+    };
+    let top = bars
+        .iter()
+        .map(|(_, m, o)| parts(m, *o).iter().sum::<f64>())
+        .fold(gpu_memory / GIB, f64::max)
+        * 1.12;
+    let text = ("sans-serif", 13).into_font().color(&fg);
+    let n = bars.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(28)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0.0..n, 0.0..top)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc("GiB per GPU")
+        .axis_desc_style(text.clone())
+        .label_style(text.clone())
+        .axis_style(fg.mix(0.6))
+        .light_line_style(fg.mix(0.06))
+        .bold_line_style(fg.mix(0.15))
+        .draw()?;
+    let colors = [
+        RGBColor(84, 112, 198),
+        RGBColor(145, 204, 117),
+        RGBColor(250, 200, 88),
+        RGBColor(238, 102, 102),
+    ];
+    for (i, (m, mem, offload)) in bars.iter().enumerate() {
+        let x = i as f64;
+        let mut y = 0.0;
+        for (j, v) in parts(mem, *offload).into_iter().enumerate() {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x + 0.2, y), (x + 0.8, y + v)],
+                colors[j].filled(),
+            )))?;
+            y += v;
+        }
+        let label = if *offload {
+            format!("{} (offload)", m.name())
+        } else {
+            m.name().to_string()
+        };
+        chart.draw_series(std::iter::once(Text::new(
+            label,
+            (x + 0.2, -top * 0.02),
+            text.clone(),
+        )))?;
+    }
+    let g = gpu_memory / GIB;
+    chart.draw_series(LineSeries::new([(0.0, g), (n, g)], RED.stroke_width(2)))?;
+    chart.draw_series(std::iter::once(Text::new(
+        format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
+        (0.05, g + top * 0.02),
+        text.clone(),
+    )))?;
+    for (j, name) in ["state", "checkpoints", "buffers", "activations"]
+        .iter()
+        .enumerate()
+    {
+        let x = n - 0.95 + 0.0 * j as f64;
+        let y = top * (0.95 - 0.07 * j as f64);
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x, y), (x + 0.06, y - top * 0.04)],
+            colors[j].filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            *name,
+            (x + 0.09, y),
+            text.clone(),
+        )))?;
+    }
+    let _ = METHODS;
+    Ok(())
+}

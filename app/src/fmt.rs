@@ -1,0 +1,66 @@
+//! Number formatting for the page (presentation only: every number comes
+//! from plan3d-core).
+
+use plan3d_core::round_sig;
+
+/// Days as the paper prints them: one decimal below 100, whole days above.
+pub fn days(d: f64) -> String {
+    if !d.is_finite() {
+        return "—".into();
+    }
+    if d < 0.1 {
+        format!("{}", round_sig(d, 2))
+    } else if d < 100.0 {
+        format!("{d:.1}")
+    } else {
+        format!("{d:.0}")
+    }
+}
+
+/// A training time with its unit, switching to years past 3 years.
+pub fn duration(d: f64) -> String {
+    if d > 3.0 * 365.0 {
+        format!("{} years", round_sig(d / 365.0, 3))
+    } else {
+        format!("{} days", days(d))
+    }
+}
+
+/// A byte count in GiB, 3 significant figures.
+pub fn gib(bytes: f64) -> String {
+    let g = bytes / plan3d_core::units::GIB;
+    if g >= 1e4 {
+        format!("{:.0}", g)
+    } else {
+        format!("{}", round_sig(g, 3))
+    }
+}
+
+/// A bandwidth in GiB/s.
+pub fn gibs(bytes_per_s: f64) -> String {
+    format!(
+        "{} GiB/s",
+        round_sig(bytes_per_s / plan3d_core::units::GIB, 3)
+    )
+}
+
+/// A parameter count: 1.26 T, 175 B, 340 M.
+pub fn params(p: f64) -> String {
+    let (v, u) = if p >= 1e15 {
+        (p / 1e15, " P")
+    } else if p >= 1e12 {
+        (p / 1e12, " T")
+    } else if p >= 1e9 {
+        (p / 1e9, " B")
+    } else if p >= 1e6 {
+        (p / 1e6, " M")
+    } else {
+        (p, "")
+    };
+    format!("{}{u}", round_sig(v, 3))
+}
+
+/// A fraction as a percentage.
+pub fn pct(x: f64) -> String {
+    format!("{:.0} %", 100.0 * x)
+}

@@ -1,0 +1,233 @@
+//! Schedules painted on a canvas, frame by frame: devices as rows, compute
+//! lanes coloured by layer, network lanes under them, a time cursor. A frame
+//! is a pure function of the clock (the fraction of the step shown).
+
+use plan3d_core::schedule::{EventKind, Schedule, Stream};
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+/// Above this many events a timeline is drawn as merged busy intervals,
+/// so drawing cost does not grow with the event count.
+pub const DETAIL_LIMIT: usize = 4000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Block {
+    start: f64,
+    end: f64,
+    kind: EventKind,
+    layer: u32,
+}
+
+/// A schedule prepared for drawing: per device, its compute and transfer
+/// blocks (events, or merged intervals for big schedules).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeline {
+    /// End of the step.
+    pub makespan: f64,
+    layers: u32,
+    compute: Vec<Vec<Block>>,
+    transfers: Vec<Vec<Block>>,
+    /// Memory over time of device 0, as steps.
+    pub memory: Vec<(f64, f64)>,
+    /// Whether blocks are merged intervals.
+    pub aggregated: bool,
+}
+
+impl Timeline {
+    /// Prepares a schedule.
+    pub fn new(s: &Schedule) -> Self {
+        let n = s.spec.devices as usize;
+        let aggregated = s.events.len() > DETAIL_LIMIT;
+        let mut compute = vec![Vec::new(); n];
+        let mut transfers = vec![Vec::new(); n];
+        if aggregated {
+            for d in 0..s.spec.devices {
+                compute[d as usize] = s
+                    .busy_intervals(d, Stream::Compute)
+                    .into_iter()
+                    .map(|(start, end)| Block {
+                        start,
+                        end,
+                        kind: EventKind::Forward,
+                        layer: d * s.spec.layers / s.spec.devices.max(1),
+                    })
+                    .collect();
+                transfers[d as usize] = s
+                    .busy_intervals(d, Stream::Network)
+                    .into_iter()
+                    .map(|(start, end)| Block {
+                        start,
+                        end,
+                        kind: EventKind::Reduce,
+                        layer: 0,
+                    })
+                    .collect();
+            }
+        } else {
+            for e in s.events.iter().filter(|e| e.end > e.start) {
+                let b = Block {
+                    start: e.start,
+                    end: e.end,
+                    kind: e.kind,
+                    layer: e.layer,
+                };
+                let lane = if e.stream == Stream::Compute {
+                    &mut compute
+                } else {
+                    &mut transfers
+                };
+                if let Some(v) = lane.get_mut(e.device as usize) {
+                    v.push(b);
+                }
+            }
+        }
+        Self {
+            makespan: s.makespan,
+            layers: s.spec.layers.max(1),
+            compute,
+            transfers,
+            memory: s.memory_over_time(0),
+            aggregated,
+        }
+    }
+}
+
+fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
+fn color(b: &Block, layers: u32) -> String {
+    let hue = (f64::from(b.layer) / f64::from(layers) * 300.0).round();
+    match b.kind {
+        EventKind::Forward => format!("hsl({hue},70%,68%)"),
+        EventKind::Backward => format!("hsl({hue},60%,42%)"),
+        EventKind::Restore => "#7aa6d8".into(),
+        EventKind::Reduce => "#d88a5a".into(),
+        EventKind::Send => "#9c9c9c".into(),
+        EventKind::Offload | EventKind::Reload => "#8fbf7a".into(),
+        EventKind::Optimizer => "#777".into(),
+    }
+}
+
+/// Paints the timeline up to `frac` of the step (0–1).
+pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (f64::from(canvas.width()), f64::from(canvas.height()));
+    let (fg, bg, lane) = if dark {
+        ("#e8e9ee", "#1b1d23", "#262932")
+    } else {
+        ("#1b1d23", "#ffffff", "#f0f1f4")
+    };
+    ctx.set_fill_style_str(bg);
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let n = tl.compute.len().max(1);
+    let has_net = tl.transfers.iter().any(|v| !v.is_empty());
+    let left = if n <= 24 { 58.0 } else { 8.0 };
+    let (top, bottom) = (6.0, 18.0);
+    let row = (h - top - bottom) / n as f64;
+    let comp_h = if has_net { row * 0.62 } else { row * 0.85 };
+    let net_h = row * 0.22;
+    let scale = if tl.makespan > 0.0 {
+        (w - left - 8.0) / tl.makespan
+    } else {
+        0.0
+    };
+    let now = frac.clamp(0.0, 1.0) * tl.makespan;
+    ctx.set_font("11px sans-serif");
+    for (d, blocks) in tl.compute.iter().enumerate() {
+        let y = top + d as f64 * row;
+        ctx.set_fill_style_str(lane);
+        ctx.fill_rect(left, y, w - left - 8.0, comp_h);
+        if n <= 24 {
+            ctx.set_fill_style_str(fg);
+            let _ = ctx.fill_text(&format!("GPU {d}"), 4.0, y + comp_h * 0.75);
+        }
+        let paint = |b: &Block, y: f64, hgt: f64| {
+            if b.start >= now {
+                return;
+            }
+            let end = b.end.min(now);
+            ctx.set_fill_style_str(&color(b, tl.layers));
+            ctx.fill_rect(
+                left + b.start * scale,
+                y,
+                ((end - b.start) * scale).max(0.6),
+                hgt,
+            );
+        };
+        for b in blocks {
+            paint(b, y, comp_h);
+        }
+        if let Some(net) = tl.transfers.get(d) {
+            for b in net {
+                paint(b, y + comp_h + row * 0.06, net_h);
+            }
+        }
+    }
+    // The cursor.
+    ctx.set_fill_style_str(fg);
+    ctx.fill_rect(left + now * scale, 0.0, 1.5, h - bottom + 4.0);
+    let _ = ctx.fill_text(
+        &format!("{:.0} % of the step", frac.clamp(0.0, 1.0) * 100.0),
+        left,
+        h - 4.0,
+    );
+}
+
+/// Paints device 0's memory over time, with the cursor.
+pub fn draw_memory(
+    canvas: &HtmlCanvasElement,
+    tl: &Timeline,
+    frac: f64,
+    unit_bytes: bool,
+    dark: bool,
+) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (f64::from(canvas.width()), f64::from(canvas.height()));
+    let (fg, bg, line) = if dark {
+        ("#e8e9ee", "#1b1d23", "#8fb0ff")
+    } else {
+        ("#1b1d23", "#ffffff", "#2f5bd3")
+    };
+    ctx.set_fill_style_str(bg);
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let peak = tl.memory.iter().map(|p| p.1).fold(0.0, f64::max);
+    if peak <= 0.0 || tl.makespan <= 0.0 {
+        return;
+    }
+    let (left, top, bottom) = (58.0, 6.0, 16.0);
+    let sx = (w - left - 8.0) / tl.makespan;
+    let sy = (h - top - bottom) / peak;
+    ctx.set_stroke_style_str(line);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    let mut prev = None;
+    for &(t, m) in &tl.memory {
+        let (x, y) = (left + t * sx, h - bottom - m * sy);
+        match prev {
+            None => ctx.move_to(x, y),
+            Some(py) => {
+                ctx.line_to(x, py);
+                ctx.line_to(x, y);
+            }
+        }
+        prev = Some(y);
+    }
+    ctx.line_to(w - 8.0, prev.unwrap_or(h - bottom));
+    ctx.stroke();
+    ctx.set_fill_style_str(fg);
+    ctx.set_font("11px sans-serif");
+    let label = if unit_bytes {
+        format!("{} GiB", crate::fmt::gib(peak))
+    } else {
+        format!("{peak} units")
+    };
+    let _ = ctx.fill_text(&label, 2.0, top + 10.0);
+    let _ = ctx.fill_text("GPU 0 memory", left, h - 3.0);
+    ctx.fill_rect(
+        left + frac.clamp(0.0, 1.0) * tl.makespan * sx,
+        0.0,
+        1.5,
+        h - bottom,
+    );
+}
