@@ -31,6 +31,9 @@ impl<T> PartialEq for Shared<T> {
     }
 }
 
+/// The scaling sweep per method.
+type ScalingRows = Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>;
+
 fn dark_mode() -> bool {
     window()
         .match_media("(prefers-color-scheme: dark)")
@@ -132,7 +135,7 @@ pub fn App() -> impl IntoView {
         </header>
         <NoticeList notices=notices />
         <div class="p3-layout">
-            <Controls inputs=inputs set=set notices=notices />
+            <Controls inputs=inputs set=set />
             <main class="p3-main">
                 {move || {
                     let o = outputs.get();
@@ -166,16 +169,11 @@ fn NoticeList(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
     }
 }
 
-type Setter = dyn Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Send + Sync;
-
 #[component]
 fn Controls(
     inputs: RwSignal<Inputs>,
     set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
-    notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
-    let _ = notices;
-    let _: Option<&Setter> = None;
     let model_value = move || match inputs.with(|i| i.model) {
         ModelChoice::Preset(n) => n.to_string(),
         ModelChoice::X(x) => format!("x{x}"),
@@ -391,9 +389,7 @@ fn config_text(p: &Plan) -> String {
 fn Results(
     inputs: RwSignal<Inputs>,
     out: Shared<Outputs>,
-    scaling: Memo<
-        Shared<Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>>,
-    >,
+    scaling: Memo<Shared<ScalingRows>>,
 ) -> impl IntoView {
     let o = out.0.clone();
     let method = inputs.with_untracked(|i| i.method);

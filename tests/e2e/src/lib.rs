@@ -1,6 +1,8 @@
 //! End-to-end test support: a std-only static file server for `dist/` on
 //! 127.0.0.1 and a headless Chromium driver.
 
+pub mod webdriver;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};

@@ -1,0 +1,233 @@
+//! The planner in headless Chromium: numbers, sliders, charts, animation,
+//! URL state and hostile input, checked against plan3d-core natively.
+
+use std::time::Duration;
+
+use plan3d_core::{
+    planner,
+    state::{Inputs, ModelChoice},
+    Method,
+};
+use plan3d_e2e::{dist, root, serve, webdriver::Browser};
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The page's rule for days (app/src/fmt.rs): one decimal below 100.
+fn days(d: f64) -> String {
+    if d < 100.0 {
+        format!("{d:.1}")
+    } else {
+        format!("{d:.0}")
+    }
+}
+
+fn expected(i: &Inputs, m: Method) -> (String, String) {
+    let o = planner::outputs(i).unwrap();
+    let e = o.selected(m).unwrap().evaluation;
+    (e.gpus.to_string(), days(e.time.days()))
+}
+
+fn artifact(name: &str) -> std::path::PathBuf {
+    root()
+        .join("tests/e2e/artifacts")
+        .join(format!("{name}.png"))
+}
+
+fn open(b: &Browser, url: &str) {
+    b.goto(url);
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+}
+
+/// Sets an input's value as a user would and fires `event`.
+fn set(b: &Browser, testid: &str, value: &str, event: &str) {
+    b.exec(
+        "const e = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+         e.value = arguments[1];
+         e.dispatchEvent(new Event(arguments[2], { bubbles: true }));",
+        &[json!(testid), json!(value), json!(event)],
+    );
+}
+
+#[test]
+fn planner_numbers_sliders_and_history() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 2000);
+    open(
+        &b,
+        &format!("{base}?model=x160&gpu=a100-80gb&node=16&net=infiniband"),
+    );
+    // Table 6.1: 3d improved on 38640 GPUs in 6.8 days; the baseline on 35840.
+    assert_eq!(b.text("plan-improved-gpus"), "38640");
+    assert_eq!(b.text("plan-improved-days"), "6.8");
+    assert_eq!(b.text("plan-baseline-gpus"), "35840");
+    assert!(b.text("headline").contains("38640 GPUs"));
+    assert!(b.text("binding").contains("eq. 9"));
+    b.screenshot(&artifact("planner-x160"));
+
+    // Drag the size slider to 1e11 parameters: the numbers follow core.
+    let h0 = b.exec("return history.length", &[]);
+    for v in ["11.4", "11.2", "11"] {
+        set(&b, "size", v, "input");
+    }
+    let x = Inputs::x_for_params(1e11);
+    let mut i = Inputs {
+        model: ModelChoice::X(x),
+        ..Inputs::default()
+    };
+    let (gpus, d) = expected(&i, Method::Improved);
+    b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus}'"), WAIT);
+    assert_eq!(b.text("plan-improved-days"), d);
+    // Drags replace the history entry; the URL holds the new model.
+    assert_eq!(b.exec("return history.length", &[]), h0);
+    let search = b.exec("return location.search", &[]);
+    assert!(
+        search.as_str().unwrap().contains(&format!("model=x{x}")),
+        "{search}"
+    );
+
+    // The node-size slider, then a discrete choice that pushes an entry.
+    set(&b, "node", "8", "input");
+    i.node = Some(8);
+    let (gpus8, _) = expected(&i, Method::Improved);
+    b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus8}'"), WAIT);
+    set(&b, "net", "ethernet", "change");
+    i.network = plan3d_core::Network::Ethernet25;
+    let (gpus_eth, days_eth) = expected(&i, Method::Improved);
+    b.wait(&format!("return document.querySelector('[data-testid=plan-improved-days]').textContent == '{days_eth}'"), WAIT);
+    assert_eq!(b.text("plan-improved-gpus"), gpus_eth);
+    assert_eq!(
+        b.exec("return history.length", &[]),
+        json!(h0.as_u64().unwrap() + 1)
+    );
+    // Back restores the InfiniBand plan.
+    b.exec("history.back()", &[]);
+    b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus8}'"), WAIT);
+    assert!(!b
+        .exec("return location.search", &[])
+        .as_str()
+        .unwrap()
+        .contains("net="));
+
+    // The URL round-trips through a reload.
+    let before = b.exec("return location.search", &[]);
+    b.exec("location.reload()", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+    assert_eq!(b.exec("return location.search", &[]), before);
+    assert_eq!(b.text("plan-improved-gpus"), gpus8);
+    assert_eq!(
+        b.exec(
+            "return document.querySelector('[data-testid=node]').value",
+            &[]
+        ),
+        json!("8")
+    );
+}
+
+#[test]
+fn charts_draw_and_the_schedule_animates() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 2400);
+    open(&b, &base);
+    // A canvas is drawn when many pixels differ from its corner pixel.
+    let drawn = "const c = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) {
+            if (Math.abs(d[i] - d[0]) + Math.abs(d[i+1] - d[1]) + Math.abs(d[i+2] - d[2]) > 30) n++;
+        }
+        return n;";
+    std::thread::sleep(Duration::from_millis(800));
+    for id in [
+        "memory-chart",
+        "scaling-chart",
+        "timeline",
+        "memory-strip",
+        "compare-a",
+        "compare-b",
+    ] {
+        let n = b.exec(drawn, &[json!(id)]).as_u64().unwrap();
+        assert!(n > 500, "{id}: {n} pixels drawn");
+    }
+    // The animation advances: frames count up and the timeline changes.
+    let frames = |b: &Browser| {
+        b.exec(
+            "return +document.querySelector('[data-testid=frames]').dataset.frames",
+            &[],
+        )
+        .as_u64()
+        .unwrap()
+    };
+    let hash = "const c = document.querySelector('[data-testid=timeline]');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let h = 0; for (let i = 0; i < d.length; i += 97) h = (h * 31 + d[i]) >>> 0; return h;";
+    let (f0, h0) = (frames(&b), b.exec(hash, &[]));
+    std::thread::sleep(Duration::from_millis(600));
+    let (f1, h1) = (frames(&b), b.exec(hash, &[]));
+    assert!(f1 > f0 + 5, "{f0} -> {f1} frames");
+    assert_ne!(h0, h1);
+    // Pause stops it; scrubbing draws a given position.
+    b.exec("document.querySelector('[data-testid=play]').click()", &[]);
+    let f2 = frames(&b);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(frames(&b) <= f2 + 1);
+    set(&b, "scrub", "0.9", "input");
+    std::thread::sleep(Duration::from_millis(100));
+    assert_ne!(b.exec(hash, &[]), h1);
+    // Hovering the scaling chart names a model and its plans.
+    b.exec(
+        "const c = document.querySelector('[data-testid=scaling-chart]'); const r = c.getBoundingClientRect();
+         c.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + r.width * 0.5, clientY: r.top + r.height / 2, bubbles: true }));",
+        &[],
+    );
+    let hover = b.wait(
+        "return document.querySelector('[data-testid=scaling-hover]').textContent",
+        WAIT,
+    );
+    assert!(hover.as_str().unwrap().contains("improved"), "{hover}");
+    b.screenshot(&artifact("planner-charts"));
+}
+
+#[test]
+fn hostile_urls_are_not_rendered_as_html() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1200, 1600);
+    let long = "9".repeat(10_000);
+    let url = format!(
+        "{base}?model=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E&node=%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D1%3E\
+         &gpus=1e400&days={long}&net=%E2%98%83&keff=NaN&gpu=../../etc/passwd"
+    );
+    open(&b, &url);
+    let notices = b.text("notices");
+    for key in ["model=", "node=", "gpus=", "days=", "net=", "keff=", "gpu="] {
+        assert!(
+            notices.contains(&format!("ignored {key}")),
+            "{key}: {notices}"
+        );
+    }
+    assert_eq!(
+        b.exec("return typeof window.__pwned", &[]),
+        json!("undefined")
+    );
+    assert_eq!(
+        b.exec("return document.querySelectorAll('img').length", &[]),
+        json!(0)
+    );
+    assert_eq!(
+        b.exec(
+            "return [...document.scripts].filter(s => s.textContent.includes('pwned')).length",
+            &[]
+        ),
+        json!(0)
+    );
+    // The page still plans with the defaults.
+    assert_eq!(b.text("plan-improved-gpus"), "38640");
+    b.screenshot(&artifact("planner-hostile"));
+}
