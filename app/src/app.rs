@@ -42,6 +42,10 @@ fn dark_mode() -> bool {
         .is_some_and(|m| m.matches())
 }
 
+fn document() -> web_sys::Document {
+    window().document().expect("a document")
+}
+
 fn search_string() -> String {
     window().location().search().unwrap_or_default()
 }
@@ -49,16 +53,40 @@ fn search_string() -> String {
 /// Seconds an animation cycle lasts at speed 1.
 const CYCLE_S: f64 = 8.0;
 
+/// Is the element on screen, in a visible tab? An off-screen animation
+/// costs every input change a repaint for nothing.
+fn on_screen(el: Option<web_sys::HtmlCanvasElement>) -> bool {
+    let Some(el) = el else { return false };
+    if document().hidden() {
+        return false;
+    }
+    let r = el.get_bounding_client_rect();
+    let h = window()
+        .inner_height()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    r.bottom() > 0.0 && r.top() < h
+}
+
+/// Advances the animation clock once per frame while playing and on screen.
 fn animate(
     t: RwSignal<f64>,
     playing: RwSignal<bool>,
     speed: RwSignal<f64>,
     last: StoredValue<Option<f64>>,
     frames: RwSignal<u64>,
+    canvas: NodeRef<Canvas>,
 ) {
     request_animation_frame(move || {
         if !playing.get_untracked() {
             last.set_value(None);
+            return;
+        }
+        if !on_screen(canvas.get_untracked()) {
+            // Idle, but keep checking (a cheap rect read per frame).
+            last.set_value(None);
+            animate(t, playing, speed, last, frames, canvas);
             return;
         }
         let now = window().performance().map_or(0.0, |p| p.now());
@@ -71,7 +99,7 @@ fn animate(
             }
         });
         frames.update(|f| *f += 1);
-        animate(t, playing, speed, last, frames);
+        animate(t, playing, speed, last, frames, canvas);
     });
 }
 
@@ -122,7 +150,31 @@ pub fn App() -> impl IntoView {
     };
 
     let outputs = Memo::new(move |_| Shared(Arc::new(inputs.with(planner::outputs))));
-    let scaling = Memo::new(move |_| Shared(Arc::new(inputs.with(|i| planner::scaling(i, 48)))));
+    // When the first result is on the page (read by the browser benchmark).
+    Effect::new(move |prev: Option<()>| {
+        outputs.track();
+        if prev.is_none() {
+            request_animation_frame(|| {
+                if let (Some(body), Some(p)) = (document().body(), window().performance()) {
+                    let _ = body.set_attribute("data-first-result-ms", &format!("{:.1}", p.now()));
+                }
+            });
+        }
+    });
+    // The sweep does not depend on the model: recompute it only when what it
+    // reads changes.
+    let sweep_key = Memo::new(move |_| {
+        inputs.with(|i| Inputs {
+            model: Inputs::default().model,
+            method: Inputs::default().method,
+            compare: Inputs::default().compare,
+            max_gpus: None,
+            target_days: None,
+            batch: None,
+            ..*i
+        })
+    });
+    let scaling = Memo::new(move |_| Shared(Arc::new(sweep_key.with(|i| planner::scaling(i, 48)))));
 
     view! {
         <header class="p3-header">
@@ -137,13 +189,10 @@ pub fn App() -> impl IntoView {
         <div class="p3-layout">
             <Controls inputs=inputs set=set />
             <main class="p3-main">
-                {move || {
-                    let o = outputs.get();
-                    match o.0.as_ref() {
-                        Ok(out) => view! { <Results inputs=inputs out=Shared(Arc::new(out.clone())) scaling=scaling /> }.into_any(),
-                        Err(e) => view! { <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p> }.into_any(),
-                    }
-                }}
+                {move || outputs.with(|o| o.0.as_ref().as_ref().err().map(|e| view! {
+                    <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>
+                }))}
+                <Results inputs=inputs outputs=outputs scaling=scaling />
                 <Schedules inputs=inputs outputs=outputs />
             </main>
         </div>
@@ -385,155 +434,184 @@ fn config_text(p: &Plan) -> String {
     format!("{} × {} × {}", c.data, c.pipe, c.tensor)
 }
 
+fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
+    let e = p.evaluation;
+    view! {
+        <tr class=cls data-testid=format!("plan-{name}")>
+            <th scope="row">{if name == "optimum" { format!("optimum ({})", e.config.method.name()) } else { name.to_string() }}</th>
+            <td>{config_text(p)}</td>
+            <td data-testid=format!("plan-{name}-gpus")>{e.gpus.to_string()}</td>
+            <td>{e.batch.to_string()}</td>
+            <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
+            <td>{if e.config.offload { "yes" } else { "no" }}</td>
+            <td>{fmt::pct(e.efficiency)}</td>
+            <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+            <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
+        </tr>
+    }
+    .into_any()
+}
+
 #[component]
 fn Results(
     inputs: RwSignal<Inputs>,
-    out: Shared<Outputs>,
+    outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
     scaling: Memo<Shared<ScalingRows>>,
 ) -> impl IntoView {
-    let o = out.0.clone();
-    let method = inputs.with_untracked(|i| i.method);
-    let selected = o.selected(method).copied();
-    let rows = o
-        .plans
-        .iter()
-        .map(|(m, p)| {
-            let m = *m;
-            let name = m.name();
-            let cls = if m == method { "p3-row p3-row--selected" } else { "p3-row" };
-            match p {
-                Ok(p) => {
-                    let e = p.evaluation;
-                    view! {
-                        <tr class=cls data-testid=format!("plan-{name}")>
-                            <th scope="row">{name}</th>
-                            <td>{config_text(p)}</td>
-                            <td data-testid=format!("plan-{name}-gpus")>{e.gpus.to_string()}</td>
-                            <td>{e.batch.to_string()}</td>
-                            <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
-                            <td>{if e.config.offload { "yes" } else { "no" }}</td>
-                            <td>{fmt::pct(e.efficiency)}</td>
-                            <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
-                            <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
-                        </tr>
-                    }
-                    .into_any()
-                }
-                Err(err) => view! {
-                    <tr class=cls data-testid=format!("plan-{name}")>
-                        <th scope="row">{name}</th>
-                        <td colspan="8">{err.to_string()}</td>
-                    </tr>
-                }
-                .into_any(),
-            }
-        })
-        .collect_view();
-    let optimum = match &o.optimum {
-        Ok(r) => {
-            let e = r.best.evaluation;
-            let vs_rules = o
-                .selected(e.config.method)
-                .or_else(|| o.selected(Method::Improved))
-                .map(|p| p.evaluation.time.get() / e.time.get());
-            view! {
-                <tr class="p3-row p3-row--optimum" data-testid="plan-optimum">
-                    <th scope="row">{format!("optimum ({})", e.config.method.name())}</th>
-                    <td>{config_text(&r.best)}</td>
-                    <td data-testid="plan-optimum-gpus">{e.gpus.to_string()}</td>
-                    <td>{e.batch.to_string()}</td>
-                    <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
-                    <td>{if e.config.offload { "yes" } else { "no" }}</td>
-                    <td>{fmt::pct(e.efficiency)}</td>
-                    <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
-                    <td data-testid="plan-optimum-days">{fmt::days(e.time.days())}</td>
-                </tr>
-                <tr><td colspan="9" class="p3-note">{match vs_rules {
-                    Some(x) if x > 1.0 + 1e-9 => format!(
-                        "Exhaustive search over every configuration ({} evaluated): the paper's rules for this method are {} slower.",
-                        r.evaluated, fmt::pct(x - 1.0)),
-                    _ => format!("Exhaustive search over every configuration ({} evaluated): the paper's rules find the optimum.", r.evaluated),
-                }}</td></tr>
-            }
-            .into_any()
-        }
-        Err(e) => view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any(),
+    let method = move || inputs.with(|i| i.method);
+    // The selected plan, read by several parts of the section.
+    let selected = move || {
+        let m = method();
+        outputs.with(|o| (*o.0).as_ref().ok().and_then(|o| o.selected(m).copied()))
     };
-    let binding = selected
-        .map(|p| {
+    let rows = move || {
+        let m = method();
+        outputs.with(|o| {
+            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
+            let mut v: Vec<AnyView> = o
+                .plans
+                .iter()
+                .map(|(pm, p)| {
+                    let name = pm.name();
+                    let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
+                    match p {
+                        Ok(p) => plan_row(name, cls, p),
+                        Err(err) => view! {
+                            <tr class=cls data-testid=format!("plan-{name}")>
+                                <th scope="row">{name}</th>
+                                <td colspan="8">{err.to_string()}</td>
+                            </tr>
+                        }
+                        .into_any(),
+                    }
+                })
+                .collect();
+            match &o.optimum {
+                Ok(r) => {
+                    let e = r.best.evaluation;
+                    let vs_rules = o
+                        .selected(e.config.method)
+                        .or_else(|| o.selected(Method::Improved))
+                        .map(|p| p.evaluation.time.get() / e.time.get());
+                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
+                    let note = match vs_rules {
+                        Some(x) if x > 1.0 + 1e-9 => format!(
+                            "Exhaustive search over every configuration ({} evaluated): the paper's rules for this method are {} slower.",
+                            r.evaluated,
+                            fmt::pct(x - 1.0)
+                        ),
+                        _ => format!(
+                            "Exhaustive search over every configuration ({} evaluated): the paper's rules find the optimum.",
+                            r.evaluated
+                        ),
+                    };
+                    v.push(view! { <tr><td colspan="9" class="p3-note">{note}</td></tr> }.into_any());
+                }
+                Err(e) => v.push(view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any()),
+            }
+            v
+        })
+    };
+    let binding = move || {
+        selected().map(|p| {
             p.binding
                 .iter()
                 .map(|b| view! { <li>{b.to_string()}</li> })
                 .collect_view()
         })
-        .into_iter()
-        .collect_view();
-    let needs = selected
-        .map(|p| planner::needs(&p, &o.hardware))
-        .unwrap_or_default();
-    let needs_view = needs
-        .iter()
-        .map(|n: &Need| {
-            let ok = n.required.get() <= n.available.get();
-            let status = match (n.overlapped, ok) {
-                (true, true) => "hidden",
-                (true, false) => "too slow: stretches the step",
-                (false, _) => "not overlapped: costs time",
-            };
-            view! {
-                <tr>
-                    <td>{n.kind.key()}</td>
-                    <td>{n.link.key()}</td>
-                    <td>{n.equation}</td>
-                    <td>{fmt::gibs(n.required.get())}</td>
-                    <td>{fmt::gibs(n.available.get())}</td>
-                    <td class=if ok || !n.overlapped { "p3-ok" } else { "p3-bad" }>{status}</td>
-                </tr>
-            }
+    };
+    let needs_view = move || {
+        let Some(p) = selected() else {
+            return Vec::new();
+        };
+        outputs.with(|o| {
+            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
+            planner::needs(&p, &o.hardware)
+                .iter()
+                .map(|n: &Need| {
+                    let ok = n.required.get() <= n.available.get();
+                    let status = match (n.overlapped, ok) {
+                        (true, true) => "hidden",
+                        (true, false) => "too slow: stretches the step",
+                        (false, _) => "not overlapped: costs time",
+                    };
+                    view! {
+                        <tr>
+                            <td>{n.kind.key()}</td>
+                            <td>{n.link.key()}</td>
+                            <td>{n.equation}</td>
+                            <td>{fmt::gibs(n.required.get())}</td>
+                            <td>{fmt::gibs(n.available.get())}</td>
+                            <td class=if ok || !n.overlapped { "p3-ok" } else { "p3-bad" }>{status}</td>
+                        </tr>
+                    }
+                })
+                .collect::<Vec<_>>()
         })
-        .collect_view();
-    let headline = selected.map(|p| {
+    };
+    let headline = move || {
+        let p = selected()?;
         let e = p.evaluation;
-        format!(
+        let params = outputs.with(|o| (*o.0).as_ref().ok().map(|o| o.model.params()))?;
+        Some(format!(
             "{} trains {} on {} GPUs ({}) in {}, at {} efficiency.",
-            method.name(),
-            fmt::params(o.model.params()),
+            method().name(),
+            fmt::params(params),
             e.gpus,
             config_text(&p),
             fmt::duration(e.time.days()),
             fmt::pct(e.efficiency)
-        )
-    });
+        ))
+    };
 
-    // Charts.
+    // Charts: stable canvases, redrawn by effects.
     let mem_canvas = NodeRef::<Canvas>::new();
-    let bars: Vec<_> = o
-        .plans
-        .iter()
-        .filter_map(|(m, p)| {
-            p.as_ref()
-                .ok()
-                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
-        })
-        .collect();
-    let gpu_mem = o.hardware.gpu.memory.get();
     Effect::new(move |_| {
+        let (bars, gpu_mem) = outputs.with(|o| match (*o.0).as_ref() {
+            Ok(o) => (
+                o.plans
+                    .iter()
+                    .filter_map(|(m, p)| {
+                        p.as_ref()
+                            .ok()
+                            .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+                    })
+                    .collect::<Vec<_>>(),
+                o.hardware.gpu.memory.get(),
+            ),
+            Err(_) => (Vec::new(), 0.0),
+        });
         let Some(c) = mem_canvas.get() else { return };
         if let Some(b) = CanvasBackend::with_canvas_object(c) {
             let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
         }
     });
     let scale_canvas = NodeRef::<Canvas>::new();
-    let xmap = StoredValue::new(XMap::default());
-    let current = selected.map(|p| (o.model.params(), p.evaluation.time.days()));
+    let marker_canvas = NodeRef::<Canvas>::new();
+    let xmap = RwSignal::new(XMap::default());
+    // The chart changes with the sweep only; the marker moves with the model
+    // on an overlay canvas.
     Effect::new(move |_| {
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
         if let (Some(b), Ok(rows)) = (CanvasBackend::with_canvas_object(c), s.0.as_ref()) {
-            if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, current, dark_mode()) {
-                xmap.set_value(m);
+            if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, dark_mode()) {
+                xmap.set(m);
             }
         }
+    });
+    Effect::new(move |_| {
+        let current = selected().and_then(|p| {
+            outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .ok()
+                    .map(|o| (o.model.params(), p.evaluation.time.days()))
+            })
+        });
+        let map = xmap.get();
+        let Some(c) = marker_canvas.get() else { return };
+        timeline::draw_marker(&c, current.and_then(|(p, d)| map.pixel(p, d)), dark_mode());
     });
     let hover = RwSignal::new(String::new());
     let on_move = move |e: web_sys::MouseEvent| {
@@ -542,7 +620,10 @@ fn Results(
         };
         // Canvas pixels may be scaled by CSS.
         let ratio = f64::from(c.width()) / f64::from(c.client_width().max(1));
-        let Some(p) = xmap.get_value().params_at(f64::from(e.offset_x()) * ratio) else {
+        let Some(p) = xmap
+            .get_untracked()
+            .params_at(f64::from(e.offset_x()) * ratio)
+        else {
             return;
         };
         let s = scaling.get_untracked();
@@ -596,7 +677,7 @@ fn Results(
                         <th scope="col" title="what stays on each GPU (C.3)">"memory"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
-                    <tbody>{rows}{optimum}</tbody>
+                    <tbody>{rows}</tbody>
                 </table>
             </div>
             <h3>"Why this plan"</h3>
@@ -608,7 +689,7 @@ fn Results(
                 role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
         </section>
         <section class="p3-card" aria-labelledby="p3-net-h">
-            <h2 id="p3-net-h">"Network needs of the "{method.name()}" plan"</h2>
+            <h2 id="p3-net-h">"Network needs of the "{move || method().name()}" plan"</h2>
             <div class="p3-scroll">
                 <table class="p3-table" data-testid="needs">
                     <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>
@@ -618,9 +699,12 @@ fn Results(
         </section>
         <section class="p3-card" aria-labelledby="p3-scale-h">
             <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"</h2>
-            <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
-                role="img" aria-label="Training time of the fastest plan per method against model size"
-                on:mousemove=on_move></canvas>
+            <div class="p3-stack">
+                <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
+                    role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>
+                <canvas node_ref=marker_canvas width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
+                    aria-hidden="true" on:mousemove=on_move></canvas>
+            </div>
             <p class="p3-hint" data-testid="scaling-hover">{move || hover.get()}</p>
         </section>
     }
@@ -662,13 +746,13 @@ fn Schedules(
     let speed = RwSignal::new(1.0_f64);
     let frames = RwSignal::new(0_u64);
     let last = StoredValue::new(None);
-    animate(t, playing, speed, last, frames);
+    let main_canvas = NodeRef::<Canvas>::new();
+    animate(t, playing, speed, last, frames, main_canvas);
     // A new plan restarts the animation.
     Effect::new(move |_| {
         plan_tl.track();
         t.set(0.0);
     });
-    let main_canvas = NodeRef::<Canvas>::new();
     let mem_canvas = NodeRef::<Canvas>::new();
     let cmp_a = NodeRef::<Canvas>::new();
     let cmp_b = NodeRef::<Canvas>::new();
@@ -695,7 +779,7 @@ fn Schedules(
         let now = !playing.get_untracked();
         playing.set(now);
         if now {
-            animate(t, playing, speed, last, frames);
+            animate(t, playing, speed, last, frames, main_canvas);
         }
     };
     let cmp_label = |i: usize| {

@@ -23,8 +23,8 @@ pub fn theme(dark: bool) -> (RGBColor, RGBColor) {
     }
 }
 
-/// The pixel span of the plotting area and its x range (log10 of params),
-/// to map the mouse back to a model size.
+/// The plotting area's pixels and its log10 ranges: maps the mouse to a
+/// model size, and a (parameters, days) point to pixels for the marker.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct XMap {
     /// Left pixel.
@@ -35,6 +35,14 @@ pub struct XMap {
     pub lo: f64,
     /// log10 of the rightmost parameter count.
     pub hi: f64,
+    /// Top pixel.
+    pub y0: i32,
+    /// Bottom pixel.
+    pub y1: i32,
+    /// log10 of the smallest time shown (bottom).
+    pub ylo: f64,
+    /// log10 of the largest time shown (top).
+    pub yhi: f64,
 }
 
 impl XMap {
@@ -48,14 +56,28 @@ impl XMap {
             .contains(&f)
             .then(|| 10f64.powf(self.lo + f * (self.hi - self.lo)))
     }
+
+    /// The pixel of a (parameters, days) point, if inside the plot.
+    pub fn pixel(&self, params: f64, days: f64) -> Option<(f64, f64)> {
+        if self.x1 <= self.x0 || !(params > 0.0 && days > 0.0) {
+            return None;
+        }
+        let fx = (params.log10() - self.lo) / (self.hi - self.lo);
+        let fy = (days.log10() - self.ylo) / (self.yhi - self.ylo);
+        ((0.0..=1.0).contains(&fx) && (0.0..=1.0).contains(&fy)).then(|| {
+            (
+                f64::from(self.x0) + fx * f64::from(self.x1 - self.x0),
+                f64::from(self.y1) - fy * f64::from(self.y1 - self.y0),
+            )
+        })
+    }
 }
 
-/// Training time of the fastest plan per method against model size, the
-/// current model marked.
+/// Training time of the fastest plan per method against model size (the
+/// current model is marked on an overlay, see [`XMap::pixel`]).
 pub fn scaling<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     rows: &[(Method, Vec<SweepRow>)],
-    current: Option<(f64, f64)>,
     dark: bool,
 ) -> Result<XMap, DrawingAreaErrorKind<DB::ErrorType>> {
     let (fg, bg) = theme(dark);
@@ -94,7 +116,7 @@ pub fn scaling<DB: DrawingBackend>(
         .axis_desc_style(text.clone())
         .label_style(text.clone())
         .axis_style(fg.mix(0.6))
-        .light_line_style(fg.mix(0.06))
+        .light_line_style(TRANSPARENT)
         .bold_line_style(fg.mix(0.15))
         .x_label_formatter(&|v| format!("1e{}", v.log10().round()))
         .y_label_formatter(&|v| crate::fmt::days(*v))
@@ -117,11 +139,6 @@ pub fn scaling<DB: DrawingBackend>(
             .label(m.name())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
     }
-    if let Some((p, d)) = current {
-        if d.is_finite() && d > 0.0 {
-            chart.draw_series(std::iter::once(Circle::new((p, d), 6, fg.filled())))?;
-        }
-    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -129,12 +146,16 @@ pub fn scaling<DB: DrawingBackend>(
         .background_style(bg.mix(0.85))
         .border_style(fg.mix(0.3))
         .draw()?;
-    let (xr, _) = chart.plotting_area().get_pixel_range();
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
     Ok(XMap {
         x0: xr.start,
         x1: xr.end,
         lo: lo.log10(),
         hi: hi.log10(),
+        y0: yr.start,
+        y1: yr.end,
+        ylo: ymin.log10(),
+        yhi: ymax.log10(),
     })
 }
 

@@ -231,3 +231,20 @@ pub fn draw_memory(
         h - bottom,
     );
 }
+
+/// Clears an overlay canvas and marks one point on it.
+pub fn draw_marker(canvas: &HtmlCanvasElement, at: Option<(f64, f64)>, dark: bool) {
+    let Some(ctx) = context(canvas) else { return };
+    ctx.clear_rect(
+        0.0,
+        0.0,
+        f64::from(canvas.width()),
+        f64::from(canvas.height()),
+    );
+    if let Some((x, y)) = at {
+        ctx.set_fill_style_str(if dark { "#e8e9ee" } else { "#1b1d23" });
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 6.0, 0.0, std::f64::consts::TAU);
+        ctx.fill();
+    }
+}

@@ -1051,9 +1051,33 @@ pub fn exhaustive(
         / (hw.gpu.peak.0 * hw.kernel_efficiency);
     let mut evaluated = 0u64;
     let mut best: Option<Evaluation> = None;
+    // With the paper's (or full-recomputation) activations, what must stay
+    // on the GPU — buffers 6·p_l/n_a and one layer's activations at b_µ = 1 —
+    // depends on n_a alone and only grows as n_a shrinks: once it does not
+    // fit, no pipeline, data degree or offload helps, at this n_a or below.
+    let floor_fits = |m: Method, na: u32| -> Result<bool, Error> {
+        if !matches!(c.activation, ActivationModel::Paper | ActivationModel::Full) {
+            return Ok(true);
+        }
+        let e = evaluate(model, hw, &Config {
+            method: m,
+            tensor: na,
+            offload: true,
+            activation: c.activation,
+            ..Config::default()
+        })?;
+        Ok(e.memory.non_offloadable().0 <= hw.gpu.memory.0)
+    };
     for &m in method_list(method) {
+        let mut tensor_floor = tensors.len();
+        for (k, &na) in tensors.iter().enumerate() {
+            if !floor_fits(m, na)? {
+                tensor_floor = k;
+                break;
+            }
+        }
         for offload in [false, true] {
-            for (&na, &t_oh) in tensors.iter().zip(&tensor_oh) {
+            for (&na, &t_oh) in tensors.iter().zip(&tensor_oh).take(tensor_floor) {
                 for nl in 1..=max_pipe {
                     let mp = u64::from(nl) * u64::from(na);
                     if budget.is_some_and(|g| mp > g) {

@@ -209,6 +209,21 @@ impl Browser {
         .to_string()
     }
 
+    /// Scrolls until the element with `data-testid` is in the viewport (the
+    /// page grows as it renders, so one scroll may land short).
+    pub fn scroll_into_view(&self, testid: &str) {
+        self.wait(
+            &format!(
+                "const e = document.querySelector('[data-testid={testid}]');
+                 if (!e) return false;
+                 e.scrollIntoView({{ block: 'center' }});
+                 const r = e.getBoundingClientRect();
+                 return r.top >= 0 && r.bottom <= innerHeight;"
+            ),
+            Duration::from_secs(10),
+        );
+    }
+
     /// A PNG screenshot of the page.
     pub fn screenshot(&self, path: &std::path::Path) {
         use std::io::Write as _;

@@ -156,7 +156,13 @@ fn charts_draw_and_the_schedule_animates() {
         let n = b.exec(drawn, &[json!(id)]).as_u64().unwrap();
         assert!(n > 500, "{id}: {n} pixels drawn");
     }
-    // The animation advances: frames count up and the timeline changes.
+    // The animation advances while on screen: frames count up and the
+    // timeline changes.
+    b.exec(
+        "document.querySelector('[data-testid=timeline]').scrollIntoView({ block: 'center' })",
+        &[],
+    );
+    std::thread::sleep(Duration::from_millis(200));
     let frames = |b: &Browser| {
         b.exec(
             "return +document.querySelector('[data-testid=frames]').dataset.frames",
@@ -183,7 +189,7 @@ fn charts_draw_and_the_schedule_animates() {
     assert_ne!(b.exec(hash, &[]), h1);
     // Hovering the scaling chart names a model and its plans.
     b.exec(
-        "const c = document.querySelector('[data-testid=scaling-chart]'); const r = c.getBoundingClientRect();
+        "const c = document.querySelector('[data-testid=scaling-marker]'); const r = c.getBoundingClientRect();
          c.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + r.width * 0.5, clientY: r.top + r.height / 2, bubbles: true }));",
         &[],
     );
