@@ -31,6 +31,28 @@ impl<T> PartialEq for Shared<T> {
     }
 }
 
+/// The exhaustive search's answer.
+type OptimumResult = Result<plan3d_core::search::SearchResult, plan3d_core::Error>;
+
+/// Runs `work` on what `track` reads, in a task of its own right after the
+/// current update (so the page paints first); a newer change cancels a
+/// pending run.
+fn defer<T: Clone + Send + Sync + 'static>(
+    track: impl Fn() -> T + Send + Sync + 'static,
+    work: impl Fn(T) + Clone + Send + Sync + 'static,
+) {
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let value = track();
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let work = work.clone();
+        let h = set_timeout_with_handle(move || work(value), std::time::Duration::ZERO).ok();
+        pending.set_value(h);
+    });
+}
+
 /// The scaling sweep per method.
 type ScalingRows = Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>;
 
@@ -150,6 +172,14 @@ pub fn App() -> impl IntoView {
     };
 
     let outputs = Memo::new(move |_| Shared(Arc::new(inputs.with(planner::outputs))));
+    // The exhaustive optimum takes up to a few milliseconds: compute it just
+    // after the plans are on the page, and drop a pending one when the
+    // inputs change again.
+    let optimum: RwSignal<Shared<Option<OptimumResult>>> = RwSignal::new(Shared(Arc::new(None)));
+    defer(
+        move || inputs.get(),
+        move |i| optimum.set(Shared(Arc::new(Some(planner::optimum(&i))))),
+    );
     // When the first result is on the page (read by the browser benchmark).
     Effect::new(move |prev: Option<()>| {
         outputs.track();
@@ -192,7 +222,7 @@ pub fn App() -> impl IntoView {
                 {move || outputs.with(|o| o.0.as_ref().as_ref().err().map(|e| view! {
                     <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>
                 }))}
-                <Results inputs=inputs outputs=outputs scaling=scaling />
+                <Results inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
                 <Schedules inputs=inputs outputs=outputs />
             </main>
         </div>
@@ -456,6 +486,7 @@ fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
 fn Results(
     inputs: RwSignal<Inputs>,
     outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
+    optimum: RwSignal<Shared<Option<OptimumResult>>>,
     scaling: Memo<Shared<ScalingRows>>,
 ) -> impl IntoView {
     let method = move || inputs.with(|i| i.method);
@@ -486,8 +517,9 @@ fn Results(
                     }
                 })
                 .collect();
-            match &o.optimum {
-                Ok(r) => {
+            optimum.with(|opt| match opt.0.as_ref() {
+                None => v.push(view! { <tr><td colspan="9" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
+                Some(Ok(r)) => {
                     let e = r.best.evaluation;
                     let vs_rules = o
                         .selected(e.config.method)
@@ -507,8 +539,8 @@ fn Results(
                     };
                     v.push(view! { <tr><td colspan="9" class="p3-note">{note}</td></tr> }.into_any());
                 }
-                Err(e) => v.push(view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any()),
-            }
+                Some(Err(e)) => v.push(view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any()),
+            });
             v
         })
     };
@@ -715,23 +747,28 @@ fn Schedules(
     inputs: RwSignal<Inputs>,
     outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
 ) -> impl IntoView {
-    let plan_tl = Memo::new(move |_| {
-        let method = inputs.with(|i| i.method);
-        let o = outputs.get();
-        let tl = (*o.0).as_ref().ok().and_then(|o| {
-            let p = o.selected(method)?;
-            planner::plan_schedule(&o.model, &o.hardware, p)
-                .ok()
-                .map(|s| {
-                    (
-                        Timeline::new(&s),
-                        s.spec.micro_batches,
-                        p.evaluation.config.micro_batches,
-                    )
-                })
-        });
-        Shared(Arc::new(tl))
-    });
+    // Simulating the plan's schedule takes a millisecond or two: do it just
+    // after the numbers are on the page.
+    let plan_tl: RwSignal<Shared<Option<(Timeline, u32, u32)>>> =
+        RwSignal::new(Shared(Arc::new(None)));
+    defer(
+        move || (outputs.get(), inputs.with(|i| i.method)),
+        move |(o, method)| {
+            let tl = (*o.0).as_ref().ok().and_then(|o| {
+                let p = o.selected(method)?;
+                planner::plan_schedule(&o.model, &o.hardware, p)
+                    .ok()
+                    .map(|s| {
+                        (
+                            Timeline::new(&s),
+                            s.spec.micro_batches,
+                            p.evaluation.config.micro_batches,
+                        )
+                    })
+            });
+            plan_tl.set(Shared(Arc::new(tl)));
+        },
+    );
     let cmp_tl = Memo::new(move |_| {
         let c = inputs.with(|i| i.compare);
         Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {

@@ -44,8 +44,6 @@ pub struct Outputs {
     pub constraints: Constraints,
     /// The rules' plan of each method of [`METHODS`].
     pub plans: Vec<(Method, Result<Plan, Error>)>,
-    /// The exhaustive optimum over every method.
-    pub optimum: Result<SearchResult, Error>,
 }
 
 impl Outputs {
@@ -71,7 +69,7 @@ pub fn constraints(inputs: &Inputs) -> Constraints {
     }
 }
 
-/// Plans for every method and the exhaustive optimum.
+/// The rules' plan for every method: cheap enough for every input change.
 ///
 /// # Errors
 ///
@@ -91,14 +89,30 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
             )
         })
         .collect();
-    let optimum = search::exhaustive(&model, &hardware, None, inputs.parallelism, &c);
     Ok(Outputs {
         model,
         hardware,
         constraints: c,
         plans,
-        optimum,
     })
+}
+
+/// The exhaustive optimum over every method (up to a few milliseconds: the
+/// page computes it just after the plans).
+///
+/// # Errors
+///
+/// An invalid model or hardware, or no valid configuration.
+pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
+    let model = inputs.model.shape()?;
+    let hardware = inputs.hardware();
+    search::exhaustive(
+        &model,
+        &hardware,
+        None,
+        inputs.parallelism,
+        &constraints(inputs),
+    )
 }
 
 /// Bandwidth needs of a plan's transfers, per dimension.

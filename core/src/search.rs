@@ -1059,13 +1059,17 @@ pub fn exhaustive(
         if !matches!(c.activation, ActivationModel::Paper | ActivationModel::Full) {
             return Ok(true);
         }
-        let e = evaluate(model, hw, &Config {
-            method: m,
-            tensor: na,
-            offload: true,
-            activation: c.activation,
-            ..Config::default()
-        })?;
+        let e = evaluate(
+            model,
+            hw,
+            &Config {
+                method: m,
+                tensor: na,
+                offload: true,
+                activation: c.activation,
+                ..Config::default()
+            },
+        )?;
         Ok(e.memory.non_offloadable().0 <= hw.gpu.memory.0)
     };
     for &m in method_list(method) {

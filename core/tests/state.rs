@@ -100,7 +100,7 @@ fn the_issues_url_gives_table_6_1() {
         o.selected(Method::Baseline).unwrap().evaluation.gpus,
         35_840
     );
-    assert_eq!(o.optimum.as_ref().unwrap().best.evaluation.gpus, 38_640);
+    assert_eq!(planner::optimum(&i).unwrap().best.evaluation.gpus, 38_640);
     // Network needs: eq. 9's restores need 312e12/6400 B/s of 50 GiB/s.
     let n = needs(o.selected(Method::Improved).unwrap(), &o.hardware);
     let fwd = n
