@@ -264,6 +264,7 @@ fn test() -> Result {
         "plan3d-app",
         "--target",
         "wasm32-unknown-unknown",
+        "--all-targets",
         "--locked",
         "--",
         "-D",
@@ -306,6 +307,22 @@ fn test() -> Result {
     run(cmd("cargo")
         .args(["doc", "-p", "plan3d-core", "--no-deps", "--locked"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
+    // The app's components in headless Chromium (wasm-bindgen-test).
+    run(cmd("cargo")
+        .args([
+            "test",
+            "-p",
+            "plan3d-app",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--locked",
+        ])
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .env("CHROMEDRIVER", CHROMEDRIVER)
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "180"))?;
     build()?;
     run(cmd("cargo")
         .args([

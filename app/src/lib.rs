@@ -1,0 +1,7 @@
+//! plan3d's page: a thin leptos shell. Every number comes from
+//! `plan3d_core::planner`; this crate reads inputs, calls core, and draws.
+
+pub mod app;
+pub mod charts;
+pub mod fmt;
+pub mod timeline;

@@ -1,0 +1,82 @@
+//! Component tests in headless Chromium (wasm-bindgen-test).
+#![cfg(target_arch = "wasm32")]
+
+use leptos::prelude::*;
+use plan3d_app::{app::App, charts::XMap, fmt, timeline::Timeline};
+use plan3d_core::schedule::{simulate, ScheduleKind, ScheduleSpec};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn text(testid: &str) -> String {
+    document()
+        .query_selector(&format!("[data-testid=\"{testid}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|e| e.text_content())
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+#[wasm_bindgen_test]
+async fn app_mounts_and_shows_table_6_1() {
+    let _handle = leptos::mount::mount_to_body(App);
+    leptos::task::tick().await;
+    assert_eq!(text("plan-improved-gpus"), "38640");
+    assert_eq!(text("plan-improved-days"), "6.8");
+    assert_eq!(text("plan-baseline-gpus"), "35840");
+    assert!(text("binding").contains("eq. 9"));
+    // Choosing the baseline re-renders the headline.
+    let radio: web_sys::HtmlInputElement = document()
+        .query_selector("[data-testid=method-baseline]")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    radio.click();
+    leptos::task::tick().await;
+    assert!(
+        text("headline").starts_with("baseline trains"),
+        "{}",
+        text("headline")
+    );
+}
+
+#[wasm_bindgen_test]
+fn formatting_shows_units_like_the_paper() {
+    assert_eq!(fmt::days(6.81), "6.8");
+    assert_eq!(fmt::days(864.4), "864");
+    assert_eq!(fmt::duration(231_003.0), "633 years");
+    assert_eq!(fmt::params(1.2583e12), "1.26 T");
+    assert_eq!(fmt::gib(4.72 * 1_073_741_824.0), "4.72");
+}
+
+#[wasm_bindgen_test]
+fn big_timelines_are_aggregated() {
+    let small = simulate(&ScheduleSpec::unit(ScheduleKind::Gpipe, 4, 16, 4)).unwrap();
+    assert!(!Timeline::new(&small).aggregated);
+    let big = simulate(&ScheduleSpec::unit(ScheduleKind::OneFOneB, 8, 64, 400)).unwrap();
+    assert!(big.events.len() > plan3d_app::timeline::DETAIL_LIMIT);
+    assert!(Timeline::new(&big).aggregated);
+}
+
+#[wasm_bindgen_test]
+fn chart_mapping_round_trips() {
+    let m = XMap {
+        x0: 60,
+        x1: 700,
+        lo: 8.0,
+        hi: 16.0,
+        y0: 10,
+        y1: 320,
+        ylo: -3.0,
+        yhi: 6.0,
+    };
+    let (x, y) = m.pixel(1.26e12, 6.8).unwrap();
+    let p = m.params_at(x).unwrap();
+    assert!((p / 1.26e12 - 1.0).abs() < 1e-9);
+    assert!(y > 10.0 && y < 320.0);
+    assert!(m.pixel(1e20, 1.0).is_none());
+}
