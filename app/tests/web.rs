@@ -22,7 +22,7 @@ fn text(testid: &str) -> String {
 
 #[wasm_bindgen_test]
 async fn app_mounts_and_shows_table_6_1() {
-    let _handle = leptos::mount::mount_to_body(App);
+    leptos::mount::mount_to_body(App);
     leptos::task::tick().await;
     assert_eq!(text("plan-improved-gpus"), "38640");
     assert_eq!(text("plan-improved-days"), "6.8");
