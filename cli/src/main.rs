@@ -360,6 +360,16 @@ struct SweepArgs {
     /// Points, log-spaced (sizes that round to the same X[x] appear once).
     #[arg(long, default_value_t = 50)]
     points: u32,
+    /// How the shape grows: `x` (the X[x] family), `aspect:R` (width/depth
+    /// ratio R, e.g. 128 like GPT-3) or `depth:L` (L layers, wider models).
+    #[arg(long, default_value = "x")]
+    scaling: String,
+    /// Head size for `aspect:` and `depth:` scaling.
+    #[arg(long, default_value_t = 128)]
+    head_size: u32,
+    /// Sequence length for `aspect:` and `depth:` scaling.
+    #[arg(long, default_value_t = 2048)]
+    seq_len: u32,
     /// Comma-separated values instead of a table.
     #[arg(long, conflicts_with = "json")]
     csv: bool,
@@ -797,8 +807,29 @@ fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
     let c = a.constraints.constraints()?;
     let par = Parallelism::parse(&a.parallelism).map_err(|e| format!("{e} '{}'", a.parallelism))?;
     let method = Method::parse(&a.method).map_err(|e| format!("{e} '{}'", a.method))?;
-    let rows =
-        search::sweep(&hw, method, par, &c, a.from, a.to, a.points).map_err(|e| e.to_string())?;
+    let scaling = match a.scaling.trim().split_once(':') {
+        None if a.scaling.trim().eq_ignore_ascii_case("x") => search::Scaling::XFamily,
+        Some((kind, v)) if kind.eq_ignore_ascii_case("aspect") => search::Scaling::Aspect {
+            ratio: v
+                .parse()
+                .map_err(|_| format!("bad width/depth ratio '{v}'"))?,
+            head_size: a.head_size,
+            seq_len: a.seq_len,
+        },
+        Some((kind, v)) if kind.eq_ignore_ascii_case("depth") => search::Scaling::FixedDepth {
+            layers: v.parse().map_err(|_| format!("bad layer count '{v}'"))?,
+            head_size: a.head_size,
+            seq_len: a.seq_len,
+        },
+        _ => {
+            return Err(format!(
+                "unknown scaling '{}': use x, aspect:R or depth:L",
+                a.scaling
+            ))
+        }
+    };
+    let rows = search::sweep_scaled(&hw, method, par, &c, scaling, a.from, a.to, a.points)
+        .map_err(|e| e.to_string())?;
     Ok(Value::Array(
         rows.iter()
             .map(|r| match &r.plan {
@@ -807,6 +838,8 @@ fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
                     json!({
                         "x": r.x,
                         "params": r.params,
+                        "layers": r.model.layers,
+                        "d_model": r.model.width(),
                         "gpus": e.gpus,
                         "days": e.time.days(),
                         "efficiency": e.efficiency,
@@ -825,6 +858,8 @@ fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
                 Err(err) => json!({
                     "x": r.x,
                     "params": r.params,
+                    "layers": r.model.layers,
+                    "d_model": r.model.width(),
                     "gpus": null,
                     "days": null,
                     "efficiency": null,
@@ -844,7 +879,7 @@ fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
     ))
 }
 
-const SWEEP_COLUMNS: [&str; 15] = [
+const SWEEP_COLUMNS: [&str; 17] = [
     "x",
     "params",
     "gpus",
@@ -860,6 +895,8 @@ const SWEEP_COLUMNS: [&str; 15] = [
     "micro_batch",
     "micro_batches",
     "error",
+    "layers",
+    "d_model",
 ];
 
 fn csv(rows: &Value) -> String {
@@ -881,8 +918,8 @@ fn csv(rows: &Value) -> String {
 
 fn sweep_table(rows: &Value) -> String {
     let mut out = format!(
-        "{:>8} {:>10} {:>8} {:>10} {:>6} {:>7} {:>12} {:>12}  {}",
-        "x",
+        "{:>13} {:>10} {:>8} {:>10} {:>6} {:>7} {:>12} {:>12}  {}",
+        "d_l × d_m",
         "params",
         "gpus",
         "days",
@@ -896,12 +933,16 @@ fn sweep_table(rows: &Value) -> String {
         let n = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
         out.push('\n');
         if let Some(err) = r["error"].as_str() {
-            out.push_str(&format!("{:>8} {:>10.3e}  {err}", r["x"], n("params")));
+            out.push_str(&format!(
+                "{:>13} {:>10.3e}  {err}",
+                format!("{} × {}", r["layers"], r["d_model"]),
+                n("params")
+            ));
             continue;
         }
         out.push_str(&format!(
-            "{:>8} {:>10.3e} {:>8} {:>10} {:>6.3} {:>7} {:>12} {:>12}  {} × {} × {}",
-            r["x"],
+            "{:>13} {:>10.3e} {:>8} {:>10} {:>6.3} {:>7} {:>12} {:>12}  {} × {} × {}",
+            format!("{} × {}", r["layers"], r["d_model"]),
             n("params"),
             r["gpus"],
             num(n("days")),

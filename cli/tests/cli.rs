@@ -675,3 +675,40 @@ fn schedule_json_ascii_svg() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn sweep_custom_scaling() {
+    let v = json(&[
+        "sweep",
+        "--scaling",
+        "aspect:128",
+        "--from",
+        "1e10",
+        "--to",
+        "1e12",
+        "--points",
+        "5",
+    ]);
+    for r in v.as_array().unwrap() {
+        assert_eq!(f(r, "x"), 0.0);
+        assert!(
+            (f(r, "d_model") / f(r, "layers") / 128.0 - 1.0).abs() < 0.2,
+            "{r}"
+        );
+    }
+    let v = json(&[
+        "sweep",
+        "--scaling",
+        "depth:64",
+        "--from",
+        "1e10",
+        "--to",
+        "1e12",
+        "--points",
+        "3",
+    ]);
+    assert!(v.as_array().unwrap().iter().all(|r| f(r, "layers") == 64.0));
+    let out = plan3d(&["sweep", "--scaling", "spiral"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scaling"));
+}
