@@ -280,14 +280,27 @@ fn test() -> Result {
         "plan3d-app",
         "--locked",
     ]))?;
-    // The same numbers without std or alloc.
+    // 100 000 random inputs per core entry point: a value or an error, never
+    // a panic, never a NaN or an infinity.
     run(cmd("cargo").args([
         "test",
+        "--release",
         "-p",
         "plan3d-core",
-        "--no-default-features",
+        "--test",
+        "robustness",
         "--locked",
     ]))?;
+    // The same numbers without std: with alloc, and with neither (the tests
+    // that need the search are compiled out).
+    for features in [
+        &["--no-default-features"][..],
+        &["--no-default-features", "--features", "alloc"],
+    ] {
+        run(cmd("cargo")
+            .args(["test", "-p", "plan3d-core", "--locked"])
+            .args(features))?;
+    }
     // Without std, with and without alloc (the search needs alloc).
     for features in [
         &["--no-default-features"][..],
