@@ -38,7 +38,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
-                 test   run every test\n  bench  run the benchmarks and print their figures"
+                 test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
         }
@@ -238,9 +238,73 @@ fn serve() -> Result {
     run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1"]))
 }
 
-/// Criterion benchmarks of core; figures go to stdout (budgets: README).
+/// Criterion benchmarks of core and the browser benchmark; prints the
+/// figures and writes `target/bench-report.md` (budgets: README).
 fn bench() -> Result {
-    run(cmd("cargo").args(["bench", "-p", "plan3d-core", "--locked"]))
+    setup(Needs::ALL)?;
+    let shown = "cargo bench -p plan3d-core --locked";
+    println!("$ {shown}");
+    let out = cmd("cargo")
+        .args(["bench", "-p", "plan3d-core", "--locked"])
+        .output()
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    // Criterion prints the name, then "time: [low mid high]".
+    let mut rows = Vec::new();
+    let mut name = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("time:") {
+            let mid = rest
+                .trim()
+                .trim_matches(['[', ']'])
+                .split_whitespace()
+                .collect::<Vec<_>>();
+            // A second "time:" under "change:" holds percentages: skip it.
+            if mid.len() >= 4 && !mid[2].contains('%') {
+                rows.push(format!("| {name} | {} {} |", mid[2], mid[3]));
+            }
+        } else if !t.is_empty()
+            && !line.starts_with(' ')
+            && !t.starts_with("Benchmarking")
+            && !t.contains("outlier")
+        {
+            name = t.trim_end_matches(':').to_string();
+            if let Some((n, _)) = t.split_once("  ") {
+                name = n.to_string();
+            }
+        }
+    }
+    build()?;
+    run(cmd("cargo")
+        .args([
+            "test",
+            "-p",
+            "plan3d-e2e",
+            "--test",
+            "bench",
+            "--locked",
+            "--",
+            "--nocapture",
+        ])
+        .env("PLAN3D_CHROMIUM", CHROMIUM))?;
+    let browser = fs::read_to_string(root().join("target/browser-bench.txt")).unwrap_or_default();
+    let report = format!(
+        "# plan3d benchmark report\n\n## Core (criterion, native, release)\n\n| benchmark | median |\n|---|---|\n{}\n\n## Browser (headless Chromium, release build)\n\n{}\n",
+        rows.join("\n"),
+        browser.lines().map(|l| format!("- {l}")).collect::<Vec<_>>().join("\n")
+    );
+    let path = root().join("target/bench-report.md");
+    fs::write(&path, &report).map_err(|e| e.to_string())?;
+    println!("\n{report}\nreport written to {}", path.display());
+    Ok(())
 }
 
 fn test() -> Result {
