@@ -20,6 +20,8 @@ use std::time::Instant;
 /// Trunk 0.21.14 is the last release that builds with Rust 1.81–1.95
 /// (0.22 needs rustc 1.96.1).
 const TRUNK_VERSION: &str = "0.21.14";
+/// cargo-fuzz builds libFuzzer targets on stable with `--sanitizer none`.
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -34,11 +36,16 @@ fn main() -> ExitCode {
         "serve" => setup(Needs::WEB).and_then(|()| serve()),
         "test" => test(),
         "bench" => bench(),
+        "fuzz" => {
+            let secs = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
+            setup(Needs::ALL).and_then(|()| fuzz(secs))
+        }
         _ => {
             eprintln!(
                 "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
-                 test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md"
+                 test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
+                 fuzz [SECONDS]  fuzz the URL-state parser (default 60 s)"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
         }
@@ -181,6 +188,7 @@ fn setup(needs: Needs) -> Result {
         }
     }
     if needs.browser {
+        cargo_install("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)?;
         if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
             println!("ok: chromium");
         } else {
@@ -236,6 +244,16 @@ fn report_size() -> Result {
 fn serve() -> Result {
     run(cmd("cargo").args(["fetch", "--locked"]))?;
     run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1"]))
+}
+
+/// Fuzzes the URL-state parser for `secs` seconds (libFuzzer, no sanitizer:
+/// the toolchain is stable).
+fn fuzz(secs: u32) -> Result {
+    run(cmd("cargo")
+        .current_dir(root().join("fuzz"))
+        .args(["fuzz", "run", "--sanitizer", "none", "url_state", "--"])
+        .arg(format!("-max_total_time={secs}"))
+        .arg("-seed=1"))
 }
 
 /// Criterion benchmarks of core and the browser benchmark; prints the
@@ -411,6 +429,7 @@ fn test() -> Result {
             "--test-threads=1",
         ])
         .env("PLAN3D_CHROMIUM", CHROMIUM))?;
+    fuzz(20)?;
     println!(
         "all checks passed in {:.0} s",
         start.elapsed().as_secs_f64()
