@@ -309,14 +309,10 @@ impl Durations {
         ] {
             check_range(what, v, 0.0, 1e12)?;
         }
-        if self.forward <= 0.0 || self.backward <= 0.0 {
-            return Err(Error::OutOfRange {
-                what: "compute duration",
-                value: self.forward.min(self.backward),
-                min: f64::MIN_POSITIVE,
-                max: 1e12,
-            });
-        }
+        // Ratios of transfers to compute must stay finite: no vanishing
+        // compute (a subnormal forward made the bubble infinite).
+        check_range("forward duration", self.forward, 1e-15, 1e12)?;
+        check_range("backward duration", self.backward, 1e-15, 1e12)?;
         Ok(())
     }
 }
