@@ -3,10 +3,13 @@
 
 pub mod webdriver;
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The workspace root.
@@ -30,20 +33,52 @@ pub fn dist() -> PathBuf {
 /// the URL prefix `prefix` (e.g. `/` or `/repo/`). Returns the base URL.
 #[must_use]
 pub fn serve(dir: PathBuf, prefix: &'static str) -> String {
+    serve_controlled(dir, prefix).url
+}
+
+/// A test server whose network can be cut and whose files can be replaced.
+pub struct Server {
+    /// The base URL.
+    pub url: String,
+    /// While true, every connection is dropped unanswered: the network is off.
+    pub offline: Arc<AtomicBool>,
+    /// Files served instead of those on disk, by path below the prefix.
+    pub overrides: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+}
+
+/// As [`serve`], with control over the network and the files.
+#[must_use]
+pub fn serve_controlled(dir: PathBuf, prefix: &'static str) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let addr: SocketAddr = listener.local_addr().expect("local address");
+    let offline = Arc::new(AtomicBool::new(false));
+    let overrides: Arc<Mutex<HashMap<String, Vec<u8>>>> = Arc::default();
+    let (off, over) = (offline.clone(), overrides.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let dir = dir.clone();
+            if off.load(Ordering::SeqCst) {
+                drop(stream);
+                continue;
+            }
+            let (dir, over) = (dir.clone(), over.clone());
             std::thread::spawn(move || {
-                let _ = handle(stream, &dir, prefix);
+                let _ = handle(stream, &dir, prefix, &over);
             });
         }
     });
-    format!("http://{addr}{prefix}")
+    Server {
+        url: format!("http://{addr}{prefix}"),
+        offline,
+        overrides,
+    }
 }
 
-fn handle(mut stream: TcpStream, dir: &Path, prefix: &str) -> std::io::Result<()> {
+fn handle(
+    mut stream: TcpStream,
+    dir: &Path,
+    prefix: &str,
+    overrides: &Mutex<HashMap<String, Vec<u8>>>,
+) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request = String::new();
     reader.read_line(&mut request)?;
@@ -54,15 +89,23 @@ fn handle(mut stream: TcpStream, dir: &Path, prefix: &str) -> std::io::Result<()
     }
     let target = request.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let file = path.strip_prefix(prefix).and_then(|rel| {
-        let rel = if rel.is_empty() { "index.html" } else { rel };
+    let rel = path
+        .strip_prefix(prefix)
+        .map(|r| if r.is_empty() { "index.html" } else { r });
+    let replaced = rel.and_then(|r| overrides.lock().ok()?.get(r).cloned());
+    let file = rel.and_then(|rel| {
         let rel = Path::new(rel);
         // No `..`, no absolute paths: only files inside `dir`.
         rel.components()
             .all(|c| matches!(c, Component::Normal(_)))
             .then(|| dir.join(rel))
     });
-    match file.and_then(|f| std::fs::read(&f).ok().map(|body| (f, body))) {
+    let found = match (replaced, file) {
+        (Some(body), Some(f)) => Some((f, body)),
+        (None, Some(f)) => std::fs::read(&f).ok().map(|body| (f, body)),
+        _ => None,
+    };
+    match found {
         Some((f, body)) => {
             let kind = match f.extension().and_then(|e| e.to_str()) {
                 Some("html") => "text/html; charset=utf-8",
@@ -76,7 +119,7 @@ fn handle(mut stream: TcpStream, dir: &Path, prefix: &str) -> std::io::Result<()
             };
             write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
                 body.len()
             )?;
             stream.write_all(&body)

@@ -129,6 +129,7 @@ impl Browser {
         let profile = std::env::temp_dir().join(format!("plan3d-wd-{port}"));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            "goog:loggingPrefs": { "browser": "ALL" },
             "goog:chromeOptions": {
                 "binary": std::env::var("PLAN3D_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -222,6 +223,18 @@ impl Browser {
             ),
             Duration::from_secs(10),
         );
+    }
+
+    /// The browser console's messages since the last call.
+    pub fn console(&self) -> Vec<String> {
+        self.call("POST", "/se/log", Some(&json!({ "type": "browser" })))
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(|e| e["message"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// A PNG screenshot of the page.
