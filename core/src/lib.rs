@@ -49,6 +49,8 @@ extern crate alloc;
 mod error;
 pub mod estimate;
 mod evaluate;
+#[cfg(feature = "alloc")]
+pub mod export;
 pub mod hardware;
 mod math;
 pub mod memory;

@@ -18,6 +18,7 @@
 //! | `keff` | kernel efficiency, 0.05–1 | 1 |
 //! | `act` | `paper`, `full`, `selective`, `none` | `paper` |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
+//! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
 //! Parsing never fails: a value that is malformed, out of range or unknown
 //! falls back to its default and yields a [`Notice`] for the page to show.
@@ -113,6 +114,31 @@ impl Comparison {
     }
 }
 
+/// One view shown alone, for an iframe (`embed=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedView {
+    /// The plans table.
+    Planner,
+    /// The schedule animation.
+    Schedule,
+    /// The scaling chart.
+    Scaling,
+}
+
+impl EmbedView {
+    /// Every view.
+    pub const ALL: [Self; 3] = [Self::Planner, Self::Schedule, Self::Scaling];
+    /// Stable name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Planner => "planner",
+            Self::Schedule => "schedule",
+            Self::Scaling => "scaling",
+        }
+    }
+}
+
 /// Everything a user sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Inputs {
@@ -140,6 +166,8 @@ pub struct Inputs {
     pub activation: ActivationModel,
     /// Schedule comparison.
     pub compare: Comparison,
+    /// A view shown alone, for embedding.
+    pub embed: Option<EmbedView>,
 }
 
 impl Default for Inputs {
@@ -157,6 +185,7 @@ impl Default for Inputs {
             kernel_efficiency: 1.0,
             activation: ActivationModel::Paper,
             compare: Comparison::Modular,
+            embed: None,
         }
     }
 }
@@ -340,6 +369,13 @@ impl Inputs {
                     Some(c) => s.compare = c,
                     None => bad("unknown schedule comparison"),
                 },
+                "embed" => match EmbedView::ALL
+                    .into_iter()
+                    .find(|e| e.name().eq_ignore_ascii_case(v.trim()))
+                {
+                    Some(e) => s.embed = Some(e),
+                    None => bad("unknown embedded view (planner, schedule, scaling)"),
+                },
                 _ => {}
             }
         }
@@ -430,7 +466,42 @@ impl Inputs {
         if self.compare != d.compare {
             put("cmp", &self.compare.name());
         }
+        if let Some(e) = self.embed {
+            put("embed", &e.name());
+        }
         q
+    }
+
+    /// The link to these inputs' full page (never embedded), from the
+    /// page's address without its query (`https://host/path/`).
+    #[must_use]
+    pub fn link(&self, base: &str) -> String {
+        let q = Self {
+            embed: None,
+            ..*self
+        }
+        .to_query();
+        if q.is_empty() {
+            String::from(base)
+        } else {
+            alloc::format!("{base}?{q}")
+        }
+    }
+
+    /// HTML to embed one view of these inputs in a 600×400 iframe.
+    #[must_use]
+    pub fn embed_code(&self, base: &str, view: EmbedView) -> String {
+        let src = Self {
+            embed: Some(view),
+            ..*self
+        }
+        .to_query();
+        // The query holds only names and numbers; `&` must be escaped in HTML.
+        alloc::format!(
+            "<iframe src=\"{base}?{}\" width=\"600\" height=\"400\" title=\"plan3d: {}\" loading=\"lazy\" style=\"border:0\"></iframe>",
+            src.replace('&', "&amp;"),
+            view.name()
+        )
     }
 
     /// The hardware these inputs describe.
@@ -454,4 +525,39 @@ impl Inputs {
         let x = crate::math::pow(params / 12.0, 0.2);
         ((crate::math::round(x / 2.0) * 2.0) as u32).clamp(2, model::MAX_X)
     }
+}
+
+/// localStorage key prefix of saved scenarios (one key per scenario, its
+/// value a query string).
+pub const SCENARIO_PREFIX: &str = "plan3d.scenario.";
+/// Longest scenario name kept.
+pub const MAX_SCENARIO_NAME: usize = 60;
+
+/// A saved scenario read back: its name and inputs, or why it was skipped.
+pub fn read_scenario(key: &str, value: &str) -> Result<(String, Inputs), Notice> {
+    let bad = |reason| Notice {
+        key: sanitize(key, 40),
+        value: sanitize(value, 24),
+        reason,
+    };
+    let name = key
+        .strip_prefix(SCENARIO_PREFIX)
+        .ok_or_else(|| bad("not a scenario"))?;
+    if name.is_empty()
+        || name.chars().count() > MAX_SCENARIO_NAME
+        || name.chars().any(char::is_control)
+    {
+        return Err(bad("saved scenario with an unreadable name, skipped"));
+    }
+    let (inputs, notices) = Inputs::from_query(value);
+    if !notices.is_empty() {
+        return Err(bad("saved scenario is corrupt, skipped"));
+    }
+    Ok((
+        String::from(name),
+        Inputs {
+            embed: None,
+            ..inputs
+        },
+    ))
 }

@@ -4,7 +4,7 @@ use plan3d_core::{
     hardware,
     planner::{self, comparison, needs, outputs, plan_schedule, scaling},
     search::Parallelism,
-    state::{Comparison, Inputs, ModelChoice},
+    state::{read_scenario, Comparison, EmbedView, Inputs, ModelChoice, SCENARIO_PREFIX},
     ActivationModel, Method, Network,
 };
 use proptest::prelude::*;
@@ -173,4 +173,95 @@ fn schedules_and_scaling_for_the_page() {
     let rows = scaling(&i, 40).unwrap();
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|(_, r)| r.len() > 20));
+}
+
+#[test]
+fn embed_codes_and_links() {
+    let (i, n) = Inputs::from_query("model=gpt-3&node=8&embed=schedule");
+    assert!(n.is_empty());
+    assert_eq!(i.embed, Some(EmbedView::Schedule));
+    // The link opens the full page; the embed code shows one view.
+    assert_eq!(
+        i.link("https://u.github.io/plan3d/"),
+        "https://u.github.io/plan3d/?model=gpt-3&node=8"
+    );
+    let code = i.embed_code("https://u.github.io/plan3d/", EmbedView::Planner);
+    assert_eq!(
+        code,
+        "<iframe src=\"https://u.github.io/plan3d/?model=gpt-3&amp;node=8&amp;embed=planner\" width=\"600\" height=\"400\" title=\"plan3d: planner\" loading=\"lazy\" style=\"border:0\"></iframe>"
+    );
+    assert_eq!(Inputs::from_query("embed=dashboard").1.len(), 1);
+}
+
+#[test]
+fn saved_scenarios_read_back_or_are_skipped() {
+    let (name, i) = read_scenario(
+        &format!("{SCENARIO_PREFIX}trillion"),
+        "model=x160&node=8&embed=planner",
+    )
+    .unwrap();
+    assert_eq!(name, "trillion");
+    assert_eq!(i.node, Some(8));
+    assert_eq!(i.embed, None);
+    for (k, v) in [
+        (
+            format!("{SCENARIO_PREFIX}bad"),
+            "model=<script>".to_string(),
+        ),
+        (format!("{SCENARIO_PREFIX}"), "model=x160".to_string()),
+        (
+            format!("{SCENARIO_PREFIX}{}", "n".repeat(200)),
+            "model=x160".to_string(),
+        ),
+        ("other.key".to_string(), "model=x160".to_string()),
+        (
+            format!("{SCENARIO_PREFIX}junk"),
+            "\u{0}\u{1}garbage=%%%&node=999".to_string(),
+        ),
+    ] {
+        let e = read_scenario(&k, &v).unwrap_err();
+        assert!(!e.to_string().chars().any(char::is_control));
+    }
+}
+
+#[test]
+fn exports_name_their_inputs_and_parse_back() {
+    use plan3d_core::export;
+    let (i, _) = Inputs::from_query("model=x160&node=16");
+    let o = outputs(&i).unwrap();
+    let opt = planner::optimum(&i);
+    let csv = export::plans_csv(&i, &o, Some(&opt));
+    let mut lines = csv.lines();
+    assert_eq!(lines.next().unwrap(), "# plan3d plans for ?model=x160");
+    assert_eq!(lines.next().unwrap(), export::PLAN_COLUMNS.join(","));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    let improved = rows
+        .iter()
+        .find(|r| r[0] == "improved" && r[1] == "rules")
+        .unwrap();
+    assert_eq!(
+        (improved[5], improved[2], improved[3], improved[4]),
+        ("38640", "483", "5", "16")
+    );
+    assert_eq!(rows[3][1], "exhaustive");
+    let json: serde_json::Value =
+        serde_json::from_str(&export::plans_json(&i, &o, Some(&opt))).unwrap();
+    assert_eq!(json["inputs"], "model=x160");
+    assert_eq!(json["plans"][2]["gpus"], 38640);
+    assert_eq!(json["plans"][2]["method"], "improved");
+    assert!((json["plans"][2]["days"].as_f64().unwrap() - 6.81).abs() < 0.01);
+    let rows = scaling(&i, 12).unwrap();
+    let csv = export::sweep_csv(&i, &rows);
+    assert!(csv.starts_with("# plan3d scaling sweep for ?model=x160\nmethod,params,"));
+    assert_eq!(
+        csv.lines().count(),
+        2 + rows.iter().map(|(_, r)| r.len()).sum::<usize>()
+    );
+    let json: serde_json::Value = serde_json::from_str(&export::sweep_json(&i, &rows)).unwrap();
+    assert!(json["rows"].as_array().unwrap().len() > 20);
+    assert_eq!(
+        export::file_name(&i, "plans", "csv"),
+        "plan3d-plans-x160.csv"
+    );
 }
