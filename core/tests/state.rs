@@ -37,10 +37,15 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
             proptest::option::of(0.01f64..1e5),
             proptest::option::of(1u64..10_000),
         ),
-        (0.05f64..=1.0, 0usize..4, 0usize..3),
+        (
+            0.05f64..=1.0,
+            0usize..4,
+            0usize..3,
+            proptest::option::of(0usize..3),
+        ),
     )
         .prop_map(
-            |(model, (g, node, n, m, p), (max_gpus, target_days, batch), (keff, a, c))| Inputs {
+            |(model, (g, node, n, m, p), (max_gpus, target_days, batch), (keff, a, c, e))| Inputs {
                 model,
                 gpu: hardware::GPUS[g],
                 node,
@@ -53,6 +58,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 kernel_efficiency: keff,
                 activation: ActivationModel::ALL[a],
                 compare: Comparison::ALL[c],
+                embed: e.map(|e| EmbedView::ALL[e]),
             },
         )
 }
@@ -208,7 +214,7 @@ fn saved_scenarios_read_back_or_are_skipped() {
             format!("{SCENARIO_PREFIX}bad"),
             "model=<script>".to_string(),
         ),
-        (format!("{SCENARIO_PREFIX}"), "model=x160".to_string()),
+        (SCENARIO_PREFIX.to_string(), "model=x160".to_string()),
         (
             format!("{SCENARIO_PREFIX}{}", "n".repeat(200)),
             "model=x160".to_string(),
