@@ -7,14 +7,19 @@ use leptos::ev;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plan3d_core::{
-    hardware, model,
+    export, hardware, model,
     planner::{self, Need, Outputs, METHODS},
+    schedule::Schedule,
     search::{Parallelism, Plan},
-    state::{Comparison, Inputs, ModelChoice, Notice, KEFF_RANGE, NODE_RANGE},
+    state::{
+        read_scenario, Comparison, EmbedView, Inputs, ModelChoice, Notice, KEFF_RANGE, NODE_RANGE,
+        SCENARIO_PREFIX,
+    },
     ActivationModel, Method, Network,
 };
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
 
 use crate::charts::{self, XMap};
 use crate::fmt;
@@ -22,13 +27,31 @@ use crate::timeline::{self, Timeline};
 
 /// A value shared by pointer: memos of big values compare by identity, not
 /// by walking them.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Shared<T>(pub Arc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
 
 impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+}
+
+/// The selected plan's simulated schedule, prepared for drawing.
+pub struct PlanTimeline {
+    /// Drawing data.
+    pub timeline: Timeline,
+    /// The schedule (for the SVG export).
+    pub schedule: Schedule,
+    /// Micro-batches shown.
+    pub shown: u32,
+    /// Micro-batches of the plan.
+    pub real: u32,
 }
 
 /// The exhaustive search's answer.
@@ -66,6 +89,16 @@ fn dark_mode() -> bool {
 
 fn document() -> web_sys::Document {
     window().document().expect("a document")
+}
+
+/// The page's address without its query: `https://host/path/`.
+fn page_base() -> String {
+    let l = window().location();
+    format!(
+        "{}{}",
+        l.origin().unwrap_or_default(),
+        l.pathname().unwrap_or_default()
+    )
 }
 
 fn search_string() -> String {
@@ -180,6 +213,27 @@ pub fn App() -> impl IntoView {
         move || inputs.get(),
         move |i| optimum.set(Shared(Arc::new(Some(planner::optimum(&i))))),
     );
+    // Simulating the plan's schedule takes a millisecond or two: do it just
+    // after the numbers are on the page.
+    let plan_tl: RwSignal<Shared<Option<PlanTimeline>>> = RwSignal::new(Shared(Arc::new(None)));
+    defer(
+        move || (outputs.get(), inputs.with(|i| i.method)),
+        move |(o, method)| {
+            let tl = (*o.0).as_ref().ok().and_then(|o| {
+                let p = o.selected(method)?;
+                planner::plan_schedule(&o.model, &o.hardware, p)
+                    .ok()
+                    .map(|s| PlanTimeline {
+                        timeline: Timeline::new(&s),
+                        shown: s.spec.micro_batches,
+                        real: p.evaluation.config.micro_batches,
+                        schedule: s,
+                    })
+            });
+            plan_tl.set(Shared(Arc::new(tl)));
+        },
+    );
+
     // When the first result is on the page (read by the browser benchmark).
     Effect::new(move |prev: Option<()>| {
         outputs.track();
@@ -206,6 +260,30 @@ pub fn App() -> impl IntoView {
     });
     let scaling = Memo::new(move |_| Shared(Arc::new(sweep_key.with(|i| planner::scaling(i, 48)))));
 
+    let embed = inputs.with_untracked(|i| i.embed);
+    if let Some(view) = embed {
+        // One view, compact chrome, for an iframe.
+        if let Some(body) = document().body() {
+            let _ = body.class_list().add_1("p3-embedded");
+        }
+        let full = move || inputs.with(|i| i.link(&page_base()));
+        return view! {
+            <div class="p3-embed" data-testid="embed">
+                <p class="p3-embed__bar">
+                    <a href=full target="_blank" rel="noopener">"plan3d"</a>
+                    " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params())).unwrap_or_default())}" parameters, "
+                    {move || inputs.with(|i| i.gpu.name)}
+                </p>
+                <NoticeList notices=notices />
+                {match view {
+                    EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl only=true /> }.into_any(),
+                    v => view! { <Results inputs=inputs outputs=outputs optimum=optimum scaling=scaling only=Some(v) /> }.into_any(),
+                }}
+            </div>
+        }
+        .into_any();
+    }
+
     view! {
         <header class="p3-header">
             <h1>"plan3d"</h1>
@@ -222,8 +300,9 @@ pub fn App() -> impl IntoView {
                 {move || outputs.with(|o| o.0.as_ref().as_ref().err().map(|e| view! {
                     <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>
                 }))}
-                <Results inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
-                <Schedules inputs=inputs outputs=outputs />
+                <Results inputs=inputs outputs=outputs optimum=optimum scaling=scaling only=None />
+                <Schedules inputs=inputs plan_tl=plan_tl only=false />
+                <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl notices=notices />
             </main>
         </div>
         <footer class="p3-footer">
@@ -231,6 +310,7 @@ pub fn App() -> impl IntoView {
             "Times assume the paper's 10⁵ steps at the critical batch size and perfect kernels unless set."
         </footer>
     }
+    .into_any()
 }
 
 #[component]
@@ -487,6 +567,8 @@ fn Results(
     inputs: RwSignal<Inputs>,
     outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
     optimum: RwSignal<Shared<Option<OptimumResult>>>,
+    /// Show only this view (embed mode).
+    only: Option<EmbedView>,
     scaling: Memo<Shared<ScalingRows>>,
 ) -> impl IntoView {
     let method = move || inputs.with(|i| i.method);
@@ -692,8 +774,11 @@ fn Results(
         ));
     };
 
+    let show_plans = matches!(only, None | Some(EmbedView::Planner));
+    let show_detail = only.is_none();
+    let show_scaling = matches!(only, None | Some(EmbedView::Scaling));
     view! {
-        <section class="p3-card" aria-labelledby="p3-plans-h">
+        {show_plans.then(|| view! { <section class="p3-card" aria-labelledby="p3-plans-h">
             <h2 id="p3-plans-h">"Fastest plans"</h2>
             <p class="p3-headline" data-testid="headline">{headline}</p>
             <div class="p3-scroll">
@@ -714,13 +799,13 @@ fn Results(
             </div>
             <h3>"Why this plan"</h3>
             <ul class="p3-binding" data-testid="binding">{binding}</ul>
-        </section>
-        <section class="p3-card" aria-labelledby="p3-mem-h">
+        </section> })}
+        {show_detail.then(|| view! { <section class="p3-card" aria-labelledby="p3-mem-h">
             <h2 id="p3-mem-h">"Memory per GPU"</h2>
             <canvas node_ref=mem_canvas width="720" height="300" class="p3-chart" data-testid="memory-chart"
                 role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
-        </section>
-        <section class="p3-card" aria-labelledby="p3-net-h">
+        </section> })}
+        {show_detail.then(|| view! { <section class="p3-card" aria-labelledby="p3-net-h">
             <h2 id="p3-net-h">"Network needs of the "{move || method().name()}" plan"</h2>
             <div class="p3-scroll">
                 <table class="p3-table" data-testid="needs">
@@ -728,8 +813,8 @@ fn Results(
                     <tbody>{needs_view}</tbody>
                 </table>
             </div>
-        </section>
-        <section class="p3-card" aria-labelledby="p3-scale-h">
+        </section> })}
+        {show_scaling.then(|| view! { <section class="p3-card" aria-labelledby="p3-scale-h">
             <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"</h2>
             <div class="p3-stack">
                 <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
@@ -738,37 +823,17 @@ fn Results(
                     aria-hidden="true" on:mousemove=on_move></canvas>
             </div>
             <p class="p3-hint" data-testid="scaling-hover">{move || hover.get()}</p>
-        </section>
+        </section> })}
     }
 }
 
 #[component]
 fn Schedules(
     inputs: RwSignal<Inputs>,
-    outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
+    plan_tl: RwSignal<Shared<Option<PlanTimeline>>>,
+    /// Embed mode: the animation without the comparisons.
+    only: bool,
 ) -> impl IntoView {
-    // Simulating the plan's schedule takes a millisecond or two: do it just
-    // after the numbers are on the page.
-    let plan_tl: RwSignal<Shared<Option<(Timeline, u32, u32)>>> =
-        RwSignal::new(Shared(Arc::new(None)));
-    defer(
-        move || (outputs.get(), inputs.with(|i| i.method)),
-        move |(o, method)| {
-            let tl = (*o.0).as_ref().ok().and_then(|o| {
-                let p = o.selected(method)?;
-                planner::plan_schedule(&o.model, &o.hardware, p)
-                    .ok()
-                    .map(|s| {
-                        (
-                            Timeline::new(&s),
-                            s.spec.micro_batches,
-                            p.evaluation.config.micro_batches,
-                        )
-                    })
-            });
-            plan_tl.set(Shared(Arc::new(tl)));
-        },
-    );
     let cmp_tl = Memo::new(move |_| {
         let c = inputs.with(|i| i.compare);
         Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
@@ -798,10 +863,10 @@ fn Schedules(
         let dark = dark_mode();
         if let Some(tl) = plan_tl.get().0.as_ref() {
             if let Some(c) = main_canvas.get() {
-                timeline::draw(&c, &tl.0, frac, dark);
+                timeline::draw(&c, &tl.timeline, frac, dark);
             }
             if let Some(c) = mem_canvas.get() {
-                timeline::draw_memory(&c, &tl.0, frac, true, dark);
+                timeline::draw_memory(&c, &tl.timeline, frac, true, dark);
             }
         }
         if let Some(pair) = cmp_tl.get().0.as_ref() {
@@ -855,9 +920,9 @@ fn Schedules(
                     </select>
                 </label>
                 <span class="p3-hint" data-testid="frames" data-frames=move || frames.get().to_string()>
-                    {move || plan_tl.get().0.as_ref().as_ref().map(|(tl, shown, real)| {
-                        let scaled = if shown != real { format!(" (shown with {shown} of its {real} micro-batches)") } else { String::new() };
-                        format!("one step: {}{}{}", fmt::days(tl.makespan / 86_400.0 * 86_400.0), " s", scaled)
+                    {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
+                        let scaled = if p.shown != p.real { format!(" (shown with {} of its {} micro-batches)", p.shown, p.real) } else { String::new() };
+                        format!("one step: {} s{}", plan3d_core::round_sig(p.timeline.makespan, 3), scaled)
                     }).unwrap_or_else(|| "no schedule for this plan".into())}
                 </span>
             </div>
@@ -865,6 +930,7 @@ fn Schedules(
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
             <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>
+            {(!only).then(|| view! {
             <h3>"The paper's comparisons"</h3>
             <label for="p3-cmp">"Compare "</label>
             <select id="p3-cmp" data-testid="cmp" prop:value=move || inputs.with(|i| i.compare.name())
@@ -889,6 +955,273 @@ fn Schedules(
                 </figure>
             </div>
             <p class="p3-hint">"Unit durations: forward 1, backward 2; colours are layers, darker for the backward pass; reductions in orange on the network lane."</p>
+            })}
+        </section>
+    }
+}
+
+/// Offers `href` as a download named `name` (a link clicked by script).
+fn click_download(name: &str, href: &str) {
+    let Ok(a) = document().create_element("a") else {
+        return;
+    };
+    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(href);
+    a.set_download(name);
+    a.click();
+}
+
+/// Offers `text` as a file.
+fn download_text(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    click_download(name, &url);
+    // Keep the URL alive long enough for the download to start.
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(30),
+    );
+}
+
+/// A canvas's pixels as a PNG download.
+fn download_canvas(testid: &str, name: &str) {
+    let el = document()
+        .query_selector(&format!("[data-testid={testid}]"))
+        .ok()
+        .flatten();
+    if let Some(c) = el.and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) {
+        if let Ok(url) = c.to_data_url() {
+            click_download(name, &url);
+        }
+    }
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+/// Saved scenarios: `(name, inputs)`, and notices for entries skipped.
+fn read_scenarios() -> (Vec<(String, Inputs)>, Vec<Notice>) {
+    let (mut ok, mut bad) = (Vec::new(), Vec::new());
+    let Some(st) = local_storage() else {
+        return (ok, bad);
+    };
+    let n = st.length().unwrap_or(0);
+    for k in 0..n {
+        let Ok(Some(key)) = st.key(k) else { continue };
+        if !key.starts_with(SCENARIO_PREFIX) {
+            continue;
+        }
+        let value = st.get_item(&key).ok().flatten().unwrap_or_default();
+        match read_scenario(&key, &value) {
+            Ok(s) => ok.push(s),
+            Err(n) => bad.push(n),
+        }
+    }
+    ok.sort_by(|a, b| a.0.cmp(&b.0));
+    (ok, bad)
+}
+
+#[component]
+fn Share(
+    inputs: RwSignal<Inputs>,
+    outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
+    optimum: RwSignal<Shared<Option<OptimumResult>>>,
+    scaling: Memo<Shared<ScalingRows>>,
+    plan_tl: RwSignal<Shared<Option<PlanTimeline>>>,
+    notices: RwSignal<Vec<Notice>>,
+) -> impl IntoView {
+    let link = move || inputs.with(|i| i.link(&page_base()));
+    let embed_view = RwSignal::new(EmbedView::Planner);
+    let code = move || inputs.with(|i| i.embed_code(&page_base(), embed_view.get()));
+    let status = RwSignal::new(String::new());
+    let copy = move |text: String, what: &'static str| {
+        let clip = window().navigator().clipboard();
+        let _ = clip.write_text(&text);
+        status.set(format!("{what} copied"));
+    };
+    let name = move |what: &str, ext: &str| inputs.with(|i| export::file_name(i, what, ext));
+
+    let export_text = move |what: &'static str| {
+        let i = inputs.get_untracked();
+        let o = outputs.get_untracked();
+        let opt = optimum.get_untracked();
+        let Ok(out) = (*o.0).as_ref() else { return };
+        let (text, ext, mime) = match what {
+            "plans-csv" => (
+                export::plans_csv(&i, out, opt.0.as_ref().as_ref()),
+                "csv",
+                "text/csv",
+            ),
+            "plans-json" => (
+                export::plans_json(&i, out, opt.0.as_ref().as_ref()),
+                "json",
+                "application/json",
+            ),
+            _ => {
+                let s = scaling.get_untracked();
+                let Ok(rows) = (*s.0).as_ref() else { return };
+                if what == "sweep-csv" {
+                    (export::sweep_csv(&i, rows), "csv", "text/csv")
+                } else {
+                    (export::sweep_json(&i, rows), "json", "application/json")
+                }
+            }
+        };
+        let stem = what.split('-').next().unwrap_or(what);
+        download_text(&export::file_name(&i, stem, ext), mime, &text);
+    };
+    let export_svg = move |what: &'static str| {
+        let i = inputs.get_untracked();
+        let comment = format!("<!-- plan3d {what} for ?{} -->", i.to_query());
+        let mut svg = String::new();
+        match what {
+            "schedule" => {
+                let tl = plan_tl.get_untracked();
+                let Some(p) = tl.0.as_ref() else { return };
+                svg = p.schedule.to_svg();
+            }
+            "scaling" => {
+                let s = scaling.get_untracked();
+                let Ok(rows) = (*s.0).as_ref() else { return };
+                let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 360));
+                let _ = charts::scaling(&b.into_drawing_area(), rows, false);
+            }
+            _ => {
+                let o = outputs.get_untracked();
+                let Ok(out) = (*o.0).as_ref() else { return };
+                let bars: Vec<_> = out
+                    .plans
+                    .iter()
+                    .filter_map(|(m, p)| {
+                        p.as_ref()
+                            .ok()
+                            .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+                    })
+                    .collect();
+                let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 300));
+                let _ = charts::memory(
+                    &b.into_drawing_area(),
+                    &bars,
+                    out.hardware.gpu.memory.get(),
+                    false,
+                );
+            }
+        }
+        let svg = match svg.find('>') {
+            Some(k) => format!("{}{comment}{}", &svg[..=k], &svg[k + 1..]),
+            None => svg,
+        };
+        download_text(&export::file_name(&i, what, "svg"), "image/svg+xml", &svg);
+    };
+
+    // Saved scenarios.
+    let scenarios = RwSignal::new(Vec::<(String, Inputs)>::new());
+    let refresh = move || {
+        let (ok, bad) = read_scenarios();
+        scenarios.set(ok);
+        if !bad.is_empty() {
+            notices.update(|n| n.extend(bad));
+        }
+    };
+    refresh();
+    let new_name = RwSignal::new(String::new());
+    let save = move |_| {
+        let n: String = new_name
+            .get_untracked()
+            .trim()
+            .chars()
+            .take(plan3d_core::state::MAX_SCENARIO_NAME)
+            .collect();
+        if n.is_empty() || n.chars().any(char::is_control) {
+            status.set("Give the scenario a name".into());
+            return;
+        }
+        if let Some(st) = local_storage() {
+            let q = inputs.with_untracked(|i| Inputs { embed: None, ..*i }.to_query());
+            if st.set_item(&format!("{SCENARIO_PREFIX}{n}"), &q).is_ok() {
+                status.set(format!("Saved \u{201c}{n}\u{201d}"));
+                new_name.set(String::new());
+                let (ok, _) = read_scenarios();
+                scenarios.set(ok);
+            }
+        }
+    };
+
+    let button = |label: &'static str, testid: &'static str, f: Box<dyn Fn() + Send + Sync>| {
+        view! { <button type="button" class="p3-btn" data-testid=testid on:click=move |_| f()>{label}</button> }
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-share-h">
+            <h2 id="p3-share-h">"Share, export, save"</h2>
+            <div class="p3-share">
+                <label for="p3-link">"Link to this view"</label>
+                <div class="p3-row2">
+                    <input id="p3-link" data-testid="share-link" readonly prop:value=link />
+                    <button type="button" class="p3-btn" data-testid="copy-link" on:click=move |_| copy(link(), "Link")>"Copy link"</button>
+                </div>
+                <label for="p3-embed">"Embed one view (600 × 400 iframe)"</label>
+                <div class="p3-row2">
+                    <select data-testid="embed-view" aria-label="View to embed" on:change=move |e| {
+                        let v = event_target_value(&e);
+                        if let Some(x) = EmbedView::ALL.into_iter().find(|x| x.name() == v) { embed_view.set(x) }
+                    }>
+                        <option value="planner">"plans"</option>
+                        <option value="schedule">"schedule"</option>
+                        <option value="scaling">"scaling chart"</option>
+                    </select>
+                    <input id="p3-embed" data-testid="embed-code" readonly prop:value=code />
+                    <button type="button" class="p3-btn" data-testid="copy-embed" on:click=move |_| copy(code(), "Embed code")>"Copy embed code"</button>
+                </div>
+                <p class="p3-hint" role="status" data-testid="share-status">{move || status.get()}</p>
+                <span class="p3-label">"Export (files name their inputs)"</span>
+                <div class="p3-buttons">
+                    {button("Plans CSV", "export-plans-csv", Box::new(move || export_text("plans-csv")))}
+                    {button("Plans JSON", "export-plans-json", Box::new(move || export_text("plans-json")))}
+                    {button("Sweep CSV", "export-sweep-csv", Box::new(move || export_text("sweep-csv")))}
+                    {button("Sweep JSON", "export-sweep-json", Box::new(move || export_text("sweep-json")))}
+                    {button("Scaling PNG", "export-scaling-png", Box::new(move || download_canvas("scaling-chart", &name("scaling", "png"))))}
+                    {button("Scaling SVG", "export-scaling-svg", Box::new(move || export_svg("scaling")))}
+                    {button("Memory PNG", "export-memory-png", Box::new(move || download_canvas("memory-chart", &name("memory", "png"))))}
+                    {button("Memory SVG", "export-memory-svg", Box::new(move || export_svg("memory")))}
+                    {button("Schedule PNG", "export-schedule-png", Box::new(move || download_canvas("timeline", &name("schedule", "png"))))}
+                    {button("Schedule SVG", "export-schedule-svg", Box::new(move || export_svg("schedule")))}
+                </div>
+                <span class="p3-label">"Saved scenarios (this browser only)"</span>
+                <div class="p3-row2">
+                    <input data-testid="scenario-name" placeholder="name" maxlength="60" aria-label="Scenario name"
+                        prop:value=move || new_name.get() on:input=move |e| new_name.set(event_target_value(&e)) />
+                    <button type="button" class="p3-btn" data-testid="scenario-save" on:click=save>"Save"</button>
+                </div>
+                <ul class="p3-scenarios" data-testid="scenarios">
+                    {move || scenarios.get().into_iter().map(|(n, i)| {
+                        let key = format!("{SCENARIO_PREFIX}{n}");
+                        let label = n.clone();
+                        view! {
+                            <li>
+                                <button type="button" class="p3-link-btn" data-testid=format!("scenario-{n}") on:click=move |_| inputs.set(i)>{label}</button>
+                                " "
+                                <button type="button" class="p3-link-btn" aria-label=format!("Delete {n}") on:click=move |_| {
+                                    if let Some(st) = local_storage() { let _ = st.remove_item(&key); }
+                                    let (ok, _) = read_scenarios();
+                                    scenarios.set(ok);
+                                }>"delete"</button>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </div>
         </section>
     }
 }

@@ -286,13 +286,21 @@ pub fn sweep_json(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> String {
     s
 }
 
-/// A file name for an export: `plan3d-<what>-<model>.<ext>`.
+/// A file name for an export that names its inputs:
+/// `plan3d-<what>-<query with = as - and & as _>.<ext>`.
 #[must_use]
 pub fn file_name(inputs: &Inputs, what: &str, ext: &str) -> String {
-    let model = match inputs.model {
-        crate::state::ModelChoice::Preset(n) => String::from(n),
-        crate::state::ModelChoice::X(x) => format!("x{x}"),
-        crate::state::ModelChoice::Custom { .. } => String::from("custom"),
-    };
-    format!("plan3d-{what}-{model}.{ext}")
+    let q: String = inputs
+        .to_query()
+        .replace("%2B", "+")
+        .chars()
+        .map(|c| match c {
+            '=' => '-',
+            '&' => '_',
+            c if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_') => c,
+            _ => '~',
+        })
+        .take(120)
+        .collect();
+    format!("plan3d-{what}-{q}.{ext}")
 }

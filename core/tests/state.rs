@@ -268,6 +268,11 @@ fn exports_name_their_inputs_and_parse_back() {
     assert!(json["rows"].as_array().unwrap().len() > 20);
     assert_eq!(
         export::file_name(&i, "plans", "csv"),
-        "plan3d-plans-x160.csv"
+        "plan3d-plans-model-x160.csv"
+    );
+    let (j, _) = Inputs::from_query("model=gpt-3&par=data%2Bpipe&node=8");
+    assert_eq!(
+        export::file_name(&j, "scaling", "png"),
+        "plan3d-scaling-model-gpt-3_node-8_par-data+pipe.png"
     );
 }

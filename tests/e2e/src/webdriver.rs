@@ -225,6 +225,16 @@ impl Browser {
         );
     }
 
+    /// Switches into the `index`-th frame of the current document.
+    pub fn frame(&self, index: u32) {
+        self.call("POST", "/frame", Some(&json!({ "id": index })));
+    }
+
+    /// Switches back to the top document.
+    pub fn top(&self) {
+        self.call("POST", "/frame", Some(&json!({ "id": null })));
+    }
+
     /// The browser console's messages since the last call.
     pub fn console(&self) -> Vec<String> {
         self.call("POST", "/se/log", Some(&json!({ "type": "browser" })))

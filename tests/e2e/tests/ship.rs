@@ -133,3 +133,232 @@ fn content_security_policy_allows_only_the_page() {
     assert_eq!(violations.len(), 1, "{log:#?}");
     assert!(violations[0].contains("example.invalid"), "{violations:?}");
 }
+
+#[test]
+fn embeds_in_a_600_by_400_iframe() {
+    let server = serve_controlled(dist(), "/plan3d/");
+    server.overrides.lock().unwrap().insert(
+        "host.html".into(),
+        br#"<!doctype html><html><body style="margin:0"><p>Docs page</p>
+<iframe src="./?model=gpt-3&amp;embed=planner" width="600" height="400" style="border:0"></iframe>
+<iframe src="./?embed=scaling" width="600" height="400" style="border:0"></iframe></body></html>"#
+            .to_vec(),
+    );
+    let b = Browser::start(1300, 900);
+    b.goto(&format!("{}host.html", server.url));
+    b.frame(0);
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+    let (i, _) = Inputs::from_query("model=gpt-3");
+    let want = planner::outputs(&i)
+        .unwrap()
+        .selected(Method::Improved)
+        .unwrap()
+        .evaluation
+        .gpus;
+    assert_eq!(b.text("plan-improved-gpus"), want.to_string());
+    // One view, no controls, nothing wider than the frame.
+    assert_eq!(
+        b.exec(
+            "return document.querySelectorAll('[data-testid=size]').length",
+            &[]
+        ),
+        json!(0)
+    );
+    assert!(
+        b.exec("return document.documentElement.scrollWidth", &[])
+            .as_u64()
+            .unwrap()
+            <= 600
+    );
+    assert!(b.text("embed").starts_with("plan3d"));
+    b.top();
+    b.frame(1);
+    b.wait(
+        "return document.querySelector('[data-testid=scaling-chart]')",
+        WAIT,
+    );
+    assert_eq!(
+        b.exec(
+            "return document.querySelectorAll('[data-testid=plan-improved-gpus]').length",
+            &[]
+        ),
+        json!(0)
+    );
+    b.top();
+    b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/embedded.png"));
+}
+
+#[test]
+fn every_export_downloads_and_parses_back() {
+    let server = serve_controlled(dist(), "/");
+    let b = Browser::start(1400, 2000);
+    b.goto(&server.url);
+    b.wait(
+        "return document.querySelector('[data-testid=plan-optimum-gpus]')",
+        WAIT,
+    );
+    b.scroll_into_view("timeline");
+    b.wait(
+        "return document.querySelector('[data-testid=frames]').textContent.startsWith('one step')",
+        WAIT,
+    );
+    // Capture downloads instead of saving them, and the blobs behind them
+    // (the page's policy forbids fetching blob: URLs, even from a test).
+    b.exec(
+        "window.__downloads = []; window.__blobs = {};
+         const create = URL.createObjectURL;
+         URL.createObjectURL = b => { const u = create(b); window.__blobs[u] = b; return u; };
+         HTMLAnchorElement.prototype.click = function () { window.__downloads.push({ name: this.download, href: this.href }); };",
+        &[],
+    );
+    let kinds = [
+        "plans-csv",
+        "plans-json",
+        "sweep-csv",
+        "sweep-json",
+        "scaling-png",
+        "scaling-svg",
+        "memory-png",
+        "memory-svg",
+        "schedule-png",
+        "schedule-svg",
+    ];
+    for k in kinds {
+        b.exec(
+            &format!("document.querySelector('[data-testid=export-{k}]').click()"),
+            &[],
+        );
+    }
+    let files = b.exec_async(
+        "const done = arguments[arguments.length - 1];
+         Promise.all(window.__downloads.map(d => d.href.startsWith('blob:')
+             ? window.__blobs[d.href].text().then(t => [d.name, t])
+             : Promise.resolve([d.name, d.href]))).then(done, e => done(String(e)));",
+        &[],
+    );
+    let files: Vec<(String, String)> = serde_json::from_value(files).unwrap();
+    assert_eq!(files.len(), kinds.len(), "{files:?}");
+    let get = |ext: &str, what: &str| {
+        files
+            .iter()
+            .find(|(n, _)| n.starts_with(&format!("plan3d-{what}-")) && n.ends_with(ext))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no {what} {ext} in {:?}",
+                    files.iter().map(|f| &f.0).collect::<Vec<_>>()
+                )
+            })
+    };
+    // Every export names its inputs.
+    for (name, _) in &files {
+        assert!(name.contains("model-x160"), "{name}");
+    }
+    let (_, csv) = get(".csv", "plans");
+    assert!(
+        csv.starts_with("# plan3d plans for ?model=x160\nmethod,search,data,pipe,tensor,gpus"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("improved,rules,483,5,16,38640,")),
+        "{csv}"
+    );
+    let (_, json) = get(".json", "plans");
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["inputs"], json!("model=x160"));
+    assert_eq!(v["plans"][3]["search"], json!("exhaustive"));
+    assert_eq!(v["plans"][3]["gpus"], json!(38640));
+    let (_, sweep) = get(".csv", "sweep");
+    assert!(sweep.lines().count() > 100, "{sweep}");
+    let (_, sweep_json) = get(".json", "sweep");
+    let v: serde_json::Value = serde_json::from_str(sweep_json).unwrap();
+    assert!(v["rows"].as_array().unwrap().len() > 100);
+    for what in ["scaling", "memory", "schedule"] {
+        let (_, png) = get(".png", what);
+        assert!(png.starts_with("data:image/png;base64,iVBOR"), "{what}");
+        let (_, svg) = get(".svg", what);
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{what}: {}",
+            &svg[..80.min(svg.len())]
+        );
+    }
+    assert!(get(".svg", "scaling")
+        .1
+        .contains("<!-- plan3d scaling for ?model=x160 -->"));
+    // The link and embed code the page offers.
+    let link = b.exec(
+        "return document.querySelector('[data-testid=share-link]').value",
+        &[],
+    );
+    assert_eq!(link, json!(format!("{}?model=x160", server.url)));
+    let code = b.exec(
+        "return document.querySelector('[data-testid=embed-code]').value",
+        &[],
+    );
+    assert!(
+        code.as_str().unwrap().starts_with("<iframe src=")
+            && code.as_str().unwrap().contains("embed=planner")
+    );
+}
+
+#[test]
+fn saved_scenarios_survive_reloads_and_corrupt_ones_are_skipped() {
+    let server = serve_controlled(dist(), "/");
+    let b = Browser::start(1400, 1800);
+    b.goto(&server.url);
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+    b.exec(
+        "localStorage.clear();
+         localStorage.setItem('plan3d.scenario.gpt3 on 8', 'model=gpt-3&node=8');
+         localStorage.setItem('plan3d.scenario.broken', 'model=<script>x</script>&node=999');
+         localStorage.setItem('unrelated', '{not json');",
+        &[],
+    );
+    b.goto(&server.url);
+    b.wait(
+        "return document.querySelector('[data-testid=scenarios] li')",
+        WAIT,
+    );
+    assert!(
+        b.text("notices").contains("corrupt"),
+        "{}",
+        b.text("notices")
+    );
+    assert_eq!(b.text("scenarios").matches("delete").count(), 1);
+    // Save the current view under a name, reload: it is listed.
+    b.exec(
+        "const n = document.querySelector('[data-testid=scenario-name]');
+         n.value = 'trillion'; n.dispatchEvent(new Event('input', { bubbles: true }));
+         document.querySelector('[data-testid=scenario-save]').click();",
+        &[],
+    );
+    b.goto(&server.url);
+    b.wait(
+        "return document.querySelectorAll('[data-testid=scenarios] li').length == 2",
+        WAIT,
+    );
+    // Loading one restores its inputs.
+    b.exec(
+        "document.querySelector('[data-testid=\"scenario-gpt3 on 8\"]').click()",
+        &[],
+    );
+    b.wait(
+        "return location.search.includes('model=gpt-3') && location.search.includes('node=8')",
+        WAIT,
+    );
+    let (i, _) = Inputs::from_query("model=gpt-3&node=8");
+    let want = planner::outputs(&i)
+        .unwrap()
+        .selected(Method::Improved)
+        .unwrap()
+        .evaluation
+        .gpus;
+    b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{want}'"), WAIT);
+}
