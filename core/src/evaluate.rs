@@ -251,10 +251,12 @@ impl Transfer {
         }
     }
 
-    /// Is the transfer hidden behind computation (eq. 3)?
+    /// Is the transfer hidden behind computation: overlapped and costing
+    /// nothing (eq. 3, or for pipeline transfers the spare micro-batches of
+    /// MODEL_NOTES fact 8)?
     #[must_use]
     pub fn hidden(&self) -> bool {
-        self.overlapped && self.intensity.0 >= self.threshold.0
+        self.overlapped && self.overhead <= 0.0
     }
 }
 
@@ -646,6 +648,8 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
         } else {
             pl * dl / (2.0 * dm * nl)
         };
+        // Fact 8: with n_µ ≥ n_l·(1 + ν_net/ν_l) the spare micro-batches
+        // absorb the transfers, whatever the ratio: no phase is stretched.
         let t = if nmu >= nl * (1.0 + nu_net.0 / nu_l) {
             overlapped_net += 1.0 / nu_l;
             Transfer::overlapped(
@@ -654,7 +658,7 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
                 if layered { "eq. 11" } else { "eq. 10" },
                 nu_l,
                 nu_net,
-                fwd,
+                0.0,
             )
         } else {
             Transfer::exposed(

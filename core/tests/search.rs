@@ -643,3 +643,45 @@ mod custom_scaling {
         .is_err());
     }
 }
+
+#[test]
+fn small_models_pipeline_transfers_do_not_inflate_the_micro_batch() {
+    // X30's eq. 10 intensity (5.4 k) is below InfiniBand's threshold: the
+    // spare micro-batches of fact 8 hide the transfers; raising b_µ cannot
+    // help (eq. 10 does not depend on it). Regression: the rules once chose
+    // b_µ = 13 on one data-parallel instance, 20× slower than X32.
+    use plan3d_core::search::sweep;
+    let hw = Hardware::default();
+    let p = rules(
+        &plan3d_core::model::x_family(30).unwrap(),
+        &hw,
+        Method::Baseline,
+        Parallelism::ThreeD,
+        &Constraints::default(),
+    )
+    .unwrap();
+    assert_eq!(p.evaluation.config.micro_batch, 1);
+    assert!(p
+        .evaluation
+        .transfers
+        .get(plan3d_core::TransferKind::Pipeline)
+        .unwrap()
+        .hidden());
+    let rows = sweep(
+        &hw,
+        Method::Baseline,
+        Parallelism::ThreeD,
+        &Constraints::default(),
+        1e8,
+        1e9,
+        30,
+    )
+    .unwrap();
+    let d: Vec<f64> = rows
+        .iter()
+        .map(|r| r.plan.as_ref().unwrap().evaluation.time.days())
+        .collect();
+    for w in d.windows(2) {
+        assert!((0.75..2.5).contains(&(w[1] / w[0])), "{w:?}");
+    }
+}
