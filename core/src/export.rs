@@ -29,6 +29,25 @@ fn json_str(s: &str) -> String {
     out
 }
 
+/// Appends one JSON object: `strings` columns are quoted, empty cells null.
+fn json_row(out: &mut String, columns: &[&str], row: &[String], strings: &[&str]) {
+    out.push('{');
+    for (j, (k, v)) in columns.iter().zip(row).enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        let value = if v.is_empty() {
+            String::from("null")
+        } else if strings.contains(k) {
+            json_str(v)
+        } else {
+            v.clone()
+        };
+        let _ = write!(out, "{}:{value}", json_str(k));
+    }
+    out.push('}');
+}
+
 /// A finite number as JSON (non-finite ones become null).
 fn json_num(x: f64) -> String {
     if x.is_finite() {
@@ -168,25 +187,7 @@ pub fn plans_json(
         if i > 0 {
             s.push(',');
         }
-        s.push('{');
-        for (j, (k, v)) in PLAN_COLUMNS.iter().zip(row).enumerate() {
-            if j > 0 {
-                s.push(',');
-            }
-            let value = match *k {
-                "method" | "search" | "error" => {
-                    if v.is_empty() && *k == "error" {
-                        String::from("null")
-                    } else {
-                        json_str(v)
-                    }
-                }
-                _ if v.is_empty() => String::from("null"),
-                _ => v.clone(),
-            };
-            let _ = write!(s, "{}:{value}", json_str(k));
-        }
-        s.push('}');
+        json_row(&mut s, &PLAN_COLUMNS, row, &["method", "search", "error"]);
     }
     s.push_str("]}");
     s
@@ -266,21 +267,7 @@ pub fn sweep_json(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> String {
         if i > 0 {
             s.push(',');
         }
-        s.push('{');
-        for (j, (k, v)) in SWEEP_COLUMNS.iter().zip(row).enumerate() {
-            if j > 0 {
-                s.push(',');
-            }
-            let value = match *k {
-                "method" => json_str(v),
-                "error" if v.is_empty() => String::from("null"),
-                "error" => json_str(v),
-                _ if v.is_empty() => String::from("null"),
-                _ => v.clone(),
-            };
-            let _ = write!(s, "{}:{value}", json_str(k));
-        }
-        s.push('}');
+        json_row(&mut s, &SWEEP_COLUMNS, row, &["method", "error"]);
     }
     s.push_str("]}");
     s

@@ -207,15 +207,17 @@ pub fn x_family(x: u32) -> Result<ModelShape, Error> {
 }
 
 /// A classic transformer (multi-head attention, 4× feed-forward, biases),
-/// without embeddings, as in Table B.1.
-const fn classic(seq_len: u32, heads: u32, head_size: u32, layers: u32) -> ModelShape {
+/// without embeddings, as in Table B.1. Not validated: call
+/// [`ModelShape::validate`] on user sizes (the feed-forward size saturates).
+#[must_use]
+pub const fn classic(seq_len: u32, heads: u32, head_size: u32, layers: u32) -> ModelShape {
     ModelShape {
         seq_len,
         heads,
         head_size,
         kv_heads: heads,
         layers,
-        ffn: 4 * heads * head_size,
+        ffn: 4u32.saturating_mul(heads).saturating_mul(head_size),
         gated_mlp: false,
         biases: true,
         vocab: None,

@@ -1324,19 +1324,7 @@ impl Scaling {
         let shape =
             |heads: f64, head_size: u32, layers: f64, seq_len: u32| -> Result<ModelShape, Error> {
                 let clamp = |v: f64| math::round(v).clamp(1.0, f64::from(u32::MAX)) as u32;
-                let heads = clamp(heads);
-                let m = ModelShape {
-                    seq_len,
-                    heads,
-                    head_size,
-                    kv_heads: heads,
-                    layers: clamp(layers),
-                    ffn: 4u32.saturating_mul(heads).saturating_mul(head_size),
-                    gated_mlp: false,
-                    biases: true,
-                    vocab: None,
-                    tied_embeddings: true,
-                };
+                let m = crate::model::classic(seq_len, clamp(heads), head_size, clamp(layers));
                 m.validate()?;
                 Ok(m)
             };

@@ -69,18 +69,7 @@ impl ModelChoice {
                 head_size,
                 layers,
             } => {
-                let m = ModelShape {
-                    seq_len,
-                    heads,
-                    head_size,
-                    kv_heads: heads,
-                    layers,
-                    ffn: 4u32.saturating_mul(heads).saturating_mul(head_size),
-                    gated_mlp: false,
-                    biases: true,
-                    vocab: None,
-                    tied_embeddings: true,
-                };
+                let m = model::classic(seq_len, heads, head_size, layers);
                 m.validate()?;
                 Ok(m)
             }
