@@ -225,6 +225,15 @@ impl Browser {
         );
     }
 
+    /// Runs a Chrome DevTools Protocol command.
+    pub fn cdp(&self, cmd: &str, params: &Value) -> Value {
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            Some(&json!({ "cmd": cmd, "params": params })),
+        )
+    }
+
     /// Switches into the `index`-th frame of the current document.
     pub fn frame(&self, index: u32) {
         self.call("POST", "/frame", Some(&json!({ "id": index })));

@@ -75,6 +75,9 @@ fn works_offline_after_the_first_visit_and_upgrades_cleanly() {
     ))
     .unwrap();
     assert_eq!(after, vec!["plan3d-next-release".to_string()]);
+    // Installable: Chromium reports no installability error.
+    let errors = b.cdp("Page.getInstallabilityErrors", &json!({}));
+    assert_eq!(errors["installabilityErrors"], json!([]), "{errors}");
     // The manifest is served and names its icon.
     let manifest = b.exec_async(
         "const done = arguments[arguments.length - 1];
