@@ -542,6 +542,8 @@ fn test() -> Result {
             "--locked",
             "--",
             "--test-threads=1",
+            // The browser benchmark prints its figures into the CI log.
+            "--nocapture",
         ])
         .env("PLAN3D_CHROMIUM", CHROMIUM))?;
     fuzz(20)?;
