@@ -81,7 +81,12 @@ fn planner_numbers_sliders_and_history() {
     let (gpus, d) = expected(&i, Method::Improved);
     b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus}'"), WAIT);
     assert_eq!(b.text("plan-improved-days"), d);
-    // Drags replace the history entry; the URL holds the new model.
+    // Drags replace the history entry; once the drag pauses, the URL holds
+    // the new model.
+    b.wait(
+        &format!("return location.search.includes('model=x{x}')"),
+        WAIT,
+    );
     assert_eq!(b.exec("return history.length", &[]), h0);
     let search = b.exec("return location.search", &[]);
     assert!(
@@ -94,6 +99,7 @@ fn planner_numbers_sliders_and_history() {
     i.node = Some(8);
     let (gpus8, _) = expected(&i, Method::Improved);
     b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus8}'"), WAIT);
+    b.wait("return location.search.includes('node=8')", WAIT);
     set(&b, "net", "ethernet", "change");
     i.network = plan3d_core::Network::Ethernet25;
     let (gpus_eth, days_eth) = expected(&i, Method::Improved);
