@@ -620,7 +620,7 @@ fn Results(
                     let vs_rules = o
                         .selected(e.config.method)
                         .or_else(|| o.selected(Method::Improved))
-                        .map(|p| p.evaluation.time.get() / e.time.get());
+                        .map(|p| planner::slowdown(p, r));
                     v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
                     let note = match vs_rules {
                         Some(x) if x > 1.0 + 1e-9 => format!(

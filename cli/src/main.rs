@@ -785,7 +785,7 @@ fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
                     "gpus": p.evaluation.gpus,
                     "days": p.evaluation.time.days(),
                     "efficiency": p.evaluation.efficiency,
-                    "slowdown": p.evaluation.time.get() / r.best.evaluation.time.get(),
+                    "slowdown": plan3d_core::planner::slowdown(&p, &r),
                 });
             }
             Ok(v)

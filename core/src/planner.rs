@@ -115,6 +115,13 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
     )
 }
 
+/// How much longer a plan trains than the exhaustive optimum: its time over
+/// the optimum's (1 when the rules find the optimum).
+#[must_use]
+pub fn slowdown(plan: &Plan, optimum: &SearchResult) -> f64 {
+    plan.evaluation.time.get() / optimum.best.evaluation.time.get()
+}
+
 /// Bandwidth needs of a plan's transfers, per dimension.
 #[must_use]
 pub fn needs(plan: &Plan, hw: &Hardware) -> Vec<Need> {

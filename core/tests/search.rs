@@ -210,6 +210,9 @@ fn the_rules_choice_for_x160_is_the_true_optimum() {
     .unwrap();
     let rb = rules(&x160(), &hw, Method::Baseline, Parallelism::ThreeD, &c).unwrap();
     assert!(b.best.evaluation.time.days() < rb.evaluation.time.days());
+    // Where the rules sit against the optimum.
+    assert_eq!(plan3d_core::planner::slowdown(&rule, &r), 1.0);
+    assert!(plan3d_core::planner::slowdown(&rb, &b) > 1.0);
 }
 
 #[test]
