@@ -1,7 +1,7 @@
 //! Charts drawn with plotters on a canvas: the scaling chart (figs. 4, 5, 8)
 //! and the memory bars (Table 6.2's breakdown against the GPU's memory).
 
-use plan3d_core::{planner::METHODS, search::SweepRow, units::GIB, MemoryBreakdown, Method};
+use plan3d_core::{search::SweepRow, units::GIB, MemoryBreakdown, Method};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -169,11 +169,7 @@ pub fn memory<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (fg, bg) = theme(dark);
     area.fill(&bg)?;
-    let parts = |m: &MemoryBreakdown, offload: bool| {
-        let ckpt = if offload { 0.0 } else { m.checkpoints.get() };
-        let state = if offload { 0.0 } else { m.state.get() };
-        [state, ckpt, m.buffers.get(), m.activations.get()].map(|b| b / GIB)
-    };
+    let parts = |m: &MemoryBreakdown, offload: bool| m.on_gpu_parts(offload).map(|b| b.gib());
     let top = bars
         .iter()
         .map(|(_, m, o)| parts(m, *o).iter().sum::<f64>())
@@ -235,7 +231,7 @@ pub fn memory<DB: DrawingBackend>(
         .iter()
         .enumerate()
     {
-        let x = n - 0.95 + 0.0 * j as f64;
+        let x = n - 0.95;
         let y = top * (0.95 - 0.07 * j as f64);
         chart.draw_series(std::iter::once(Rectangle::new(
             [(x, y), (x + 0.06, y - top * 0.04)],
@@ -247,6 +243,5 @@ pub fn memory<DB: DrawingBackend>(
             text.clone(),
         )))?;
     }
-    let _ = METHODS;
     Ok(())
 }

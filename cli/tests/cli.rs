@@ -32,6 +32,18 @@ fn f(v: &Value, path: &str) -> f64 {
 
 const GIB: f64 = 1_073_741_824.0;
 
+/// Each call fails with exit code 2, a message containing its needle, and
+/// no panic.
+fn assert_errors(cases: &[(&[&str], &str)]) {
+    for (args, needle) in cases {
+        let out = plan3d(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn model_fields() {
     let v = json(&["model", "X160"]);
@@ -280,13 +292,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "GPUs",
         ),
     ];
-    for (args, needle) in cases {
-        let out = plan3d(args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
-    }
+    assert_errors(cases);
 }
 
 #[test]
@@ -539,12 +545,7 @@ fn plan_and_sweep_errors() {
         (&["sweep", "--from", "1e12", "--to", "1e9"], "sweep end"),
         (&["sweep", "--points", "0"], "sweep points"),
     ];
-    for (args, needle) in cases {
-        let out = plan3d(args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-    }
+    assert_errors(cases);
 }
 
 #[test]
@@ -668,12 +669,7 @@ fn schedule_json_ascii_svg() {
             "schedule size",
         ),
     ];
-    for (args, needle) in bad {
-        let out = plan3d(args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-    }
+    assert_errors(bad);
 }
 
 #[test]

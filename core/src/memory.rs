@@ -78,7 +78,8 @@ impl ActivationModel {
 ///
 /// # Properties
 ///
-/// `offloadable() + non_offloadable() == total()`.
+/// `offloadable() + non_offloadable() == total()`; `on_gpu(o)` is the sum of
+/// `on_gpu_parts(o)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MemoryBreakdown {
     /// Training state: fp32 weights, Adam's two moments (12 bytes per
@@ -109,13 +110,23 @@ impl MemoryBreakdown {
     pub fn total(&self) -> Bytes {
         self.offloadable() + self.non_offloadable()
     }
+    /// What the GPU holds of each category — state, checkpoints, buffers,
+    /// activations — when offloading or not: offloading moves the state and
+    /// the checkpoints to CPU memory (C.3).
+    #[must_use]
+    pub fn on_gpu_parts(&self, offload: bool) -> [Bytes; 4] {
+        let moved = |b: Bytes| if offload { Bytes(0.0) } else { b };
+        [
+            moved(self.state),
+            moved(self.checkpoints),
+            self.buffers,
+            self.activations,
+        ]
+    }
+
     /// What the GPU holds: the non-offloadable part when offloading, else all.
     #[must_use]
     pub fn on_gpu(&self, offload: bool) -> Bytes {
-        if offload {
-            self.non_offloadable()
-        } else {
-            self.total()
-        }
+        self.on_gpu_parts(offload).into_iter().sum()
     }
 }

@@ -170,6 +170,9 @@ proptest! {
         prop_assert_eq!(mem.offloadable() + mem.non_offloadable(), mem.total());
         prop_assert!((parts.get() - mem.total().get()).abs() <= 1e-9 * mem.total().get());
         prop_assert!(mem.on_gpu(cfg.offload) <= mem.total());
+        // Offloading leaves exactly the non-offloadable part on the GPU.
+        prop_assert!((mem.on_gpu(true).get() - mem.non_offloadable().get()).abs() <= 1e-9 * mem.total().get());
+        prop_assert!((mem.on_gpu(false).get() - mem.total().get()).abs() <= 1e-9 * mem.total().get());
         prop_assert_eq!(e.fits, mem.on_gpu(cfg.offload).get() <= 80.0 * 1_073_741_824.0);
     }
 
