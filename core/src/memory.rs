@@ -124,9 +124,15 @@ impl MemoryBreakdown {
         ]
     }
 
-    /// What the GPU holds: the non-offloadable part when offloading, else all.
+    /// What the GPU holds: the non-offloadable part when offloading, else all
+    /// (the same sums as [`Self::non_offloadable`] and [`Self::total`], so
+    /// never an ulp above the total; the parts' sum may differ by one).
     #[must_use]
     pub fn on_gpu(&self, offload: bool) -> Bytes {
-        self.on_gpu_parts(offload).into_iter().sum()
+        if offload {
+            self.non_offloadable()
+        } else {
+            self.total()
+        }
     }
 }

@@ -170,6 +170,8 @@ proptest! {
         prop_assert_eq!(mem.offloadable() + mem.non_offloadable(), mem.total());
         prop_assert!((parts.get() - mem.total().get()).abs() <= 1e-9 * mem.total().get());
         prop_assert!(mem.on_gpu(cfg.offload) <= mem.total());
+        let parts_on_gpu: f64 = mem.on_gpu_parts(cfg.offload).iter().map(|b| b.get()).sum();
+        prop_assert!((parts_on_gpu - mem.on_gpu(cfg.offload).get()).abs() <= 1e-9 * mem.total().get());
         // Offloading leaves exactly the non-offloadable part on the GPU.
         prop_assert!((mem.on_gpu(true).get() - mem.non_offloadable().get()).abs() <= 1e-9 * mem.total().get());
         prop_assert!((mem.on_gpu(false).get() - mem.total().get()).abs() <= 1e-9 * mem.total().get());
