@@ -41,28 +41,28 @@ impl Timeline {
         let mut compute = vec![Vec::new(); n];
         let mut transfers = vec![Vec::new(); n];
         if aggregated {
-            for d in 0..s.spec.devices {
-                compute[d as usize] = s
-                    .busy_intervals(d, Stream::Compute)
+            let merged = |stream, kind| {
+                s.busy_intervals_by_device(stream)
                     .into_iter()
-                    .map(|(start, end)| Block {
-                        start,
-                        end,
-                        kind: EventKind::Forward,
-                        layer: d * s.spec.layers / s.spec.devices.max(1),
+                    .enumerate()
+                    .map(|(d, v)| {
+                        let layer = match kind {
+                            EventKind::Forward => d as u32 * s.spec.layers / s.spec.devices.max(1),
+                            _ => 0,
+                        };
+                        v.into_iter()
+                            .map(|(start, end)| Block {
+                                start,
+                                end,
+                                kind,
+                                layer,
+                            })
+                            .collect()
                     })
-                    .collect();
-                transfers[d as usize] = s
-                    .busy_intervals(d, Stream::Network)
-                    .into_iter()
-                    .map(|(start, end)| Block {
-                        start,
-                        end,
-                        kind: EventKind::Reduce,
-                        layer: 0,
-                    })
-                    .collect();
-            }
+                    .collect()
+            };
+            compute = merged(Stream::Compute, EventKind::Forward);
+            transfers = merged(Stream::Network, EventKind::Reduce);
         } else {
             for e in s.events.iter().filter(|e| e.end > e.start) {
                 let b = Block {

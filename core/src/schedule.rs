@@ -679,6 +679,19 @@ pub fn simulate(spec: &ScheduleSpec) -> Result<Schedule, Error> {
     Ok(measure(spec, events, free))
 }
 
+/// Sorts intervals and merges those that touch (within `eps`).
+fn merge_intervals(mut v: Vec<(f64, f64)>, eps: f64) -> Vec<(f64, f64)> {
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(last) if s <= last.1 + eps => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
 fn has_transfers(d: &Durations) -> bool {
     d.reduce > 0.0 || d.restore > 0.0 || d.send > 0.0 || d.cpu_gpu > 0.0
 }
@@ -1174,22 +1187,29 @@ impl Schedule {
     /// to draw when events are too many to draw one by one.
     #[must_use]
     pub fn busy_intervals(&self, device: u32, stream: Stream) -> Vec<(f64, f64)> {
-        let mut v: Vec<(f64, f64)> = self
+        let v = self
             .events
             .iter()
             .filter(|e| e.device == device && e.stream == stream && e.end > e.start)
             .map(|e| (e.start, e.end))
             .collect();
-        v.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let eps = self.makespan * 1e-9;
-        let mut out: Vec<(f64, f64)> = Vec::with_capacity(v.len());
-        for (s, e) in v {
-            match out.last_mut() {
-                Some(last) if s <= last.1 + eps => last.1 = last.1.max(e),
-                _ => out.push((s, e)),
+        merge_intervals(v, self.makespan * 1e-9)
+    }
+
+    /// [`Schedule::busy_intervals`] of every device, in one pass over the
+    /// events (a per-device call each is devices × events).
+    #[must_use]
+    pub fn busy_intervals_by_device(&self, stream: Stream) -> Vec<Vec<(f64, f64)>> {
+        let mut per: Vec<Vec<(f64, f64)>> = alloc::vec![Vec::new(); self.spec.devices as usize];
+        for e in &self.events {
+            if e.stream == stream && e.end > e.start {
+                if let Some(v) = per.get_mut(e.device as usize) {
+                    v.push((e.start, e.end));
+                }
             }
         }
-        out
+        let eps = self.makespan * 1e-9;
+        per.into_iter().map(|v| merge_intervals(v, eps)).collect()
     }
 
     /// A text Gantt chart, one column per `step` of time: per device a

@@ -329,4 +329,17 @@ fn busy_intervals_aggregate() {
     );
     let svg = s.to_svg();
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>") && svg.contains("Device 3"));
+    // All devices at once give the same intervals, on every stream.
+    let mut spec = ScheduleSpec::unit(Modular, 4, 16, 8);
+    spec.data = 4;
+    spec.durations.reduce = 1.0;
+    let s = simulate(&spec).unwrap();
+    for stream in [Stream::Compute, Stream::Network, Stream::Pipeline] {
+        let all = s.busy_intervals_by_device(stream);
+        assert_eq!(all.len(), 4);
+        for (d, v) in all.iter().enumerate() {
+            assert_eq!(*v, s.busy_intervals(d as u32, stream), "{stream:?} {d}");
+        }
+    }
+    assert!(!s.busy_intervals_by_device(Stream::Network)[0].is_empty());
 }
