@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
+use crate::backend::Canvas2d;
 use leptos::ev;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plan3d_core::{
     export, hardware, model,
-    planner::{self, Need, Outputs, METHODS},
+    planner::{self, Need, Outputs, ShownScale, METHODS},
     schedule::Schedule,
     search::{Parallelism, Plan},
     state::{
@@ -18,7 +19,6 @@ use plan3d_core::{
     ActivationModel, Method, Network,
 };
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::charts::{self, XMap};
@@ -48,32 +48,72 @@ pub struct PlanTimeline {
     pub timeline: Timeline,
     /// The schedule (for the SVG export).
     pub schedule: Schedule,
-    /// Micro-batches shown.
-    pub shown: u32,
-    /// Micro-batches of the plan.
-    pub real: u32,
+    /// What of the plan is shown.
+    pub shown: ShownScale,
 }
 
 /// The exhaustive search's answer.
 type OptimumResult = Result<plan3d_core::search::SearchResult, plan3d_core::Error>;
 
-/// Runs `work` on what `track` reads, in a task of its own right after the
-/// current update (so the page paints first); a newer change cancels a
-/// pending run.
-fn defer<T: Clone + Send + Sync + 'static>(
-    track: impl Fn() -> T + Send + Sync + 'static,
-    work: impl Fn(T) + Clone + Send + Sync + 'static,
-) {
+/// Milliseconds beyond which a search no longer runs inside a slider's
+/// frame.
+const SLOW_SEARCH_MS: f64 = 4.0;
+/// Quiet time after a slider move before a slow search runs.
+const SETTLE_MS: u64 = 150;
+/// Optima remembered (dragging back and forth finds them again).
+const OPTIMUM_CACHE: usize = 64;
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// The exhaustive optimum for the inputs. Most searches take well under a
+/// millisecond and run in the same update as the plans; once one has taken
+/// more than [`SLOW_SEARCH_MS`] (small models on slow networks), the next
+/// runs after the paint, and for slider drags (`push` false) only once the
+/// slider has been still for [`SETTLE_MS`], so that dragging stays smooth.
+/// Results are cached by [`planner::optimum_key`].
+fn optimum_signal(
+    inputs: RwSignal<Inputs>,
+    push: StoredValue<bool>,
+) -> RwSignal<Shared<Option<OptimumResult>>> {
+    type Cache = Vec<(Inputs, Shared<Option<OptimumResult>>)>;
+    let optimum = RwSignal::new(Shared(Arc::new(None)));
+    let cache = StoredValue::new(Cache::new());
+    let slow = StoredValue::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    let run = move |key: Inputs| {
+        let t0 = now_ms();
+        let r = Shared(Arc::new(Some(planner::optimum(&key))));
+        slow.set_value(now_ms() - t0 > SLOW_SEARCH_MS);
+        cache.update_value(|c| {
+            if c.len() == OPTIMUM_CACHE {
+                c.remove(0);
+            }
+            c.push((key, r.clone()));
+        });
+        optimum.set(r);
+    };
     Effect::new(move |_| {
-        let value = track();
+        let key = inputs.with(planner::optimum_key);
         if let Some(h) = pending.get_value() {
             h.clear();
         }
-        let work = work.clone();
-        let h = set_timeout_with_handle(move || work(value), std::time::Duration::ZERO).ok();
-        pending.set_value(h);
+        let hit = cache.with_value(|c| c.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone()));
+        if let Some(r) = hit {
+            optimum.set(r);
+        } else if !slow.get_value() {
+            run(key);
+        } else {
+            optimum.set(Shared(Arc::new(None)));
+            let wait = if push.get_value() { 0 } else { SETTLE_MS };
+            let h =
+                set_timeout_with_handle(move || run(key), std::time::Duration::from_millis(wait))
+                    .ok();
+            pending.set_value(h);
+        }
     });
+    optimum
 }
 
 /// The scaling sweep per method.
@@ -168,8 +208,10 @@ pub fn App() -> impl IntoView {
     let push = StoredValue::new(false);
     let from_history = StoredValue::new(true);
 
-    // Writing the URL costs ~2 ms in Chromium: a slider drag writes it once
-    // it pauses (150 ms), a discrete choice at once, as a new entry.
+    // Writing the URL costs 1–2 ms in Chromium: never inside the frame
+    // that shows the new numbers. A slider drag writes it once it pauses,
+    // replacing the entry; a discrete choice right after the frame, as a
+    // new entry.
     let pending_url = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let q = inputs.with(Inputs::to_query);
@@ -180,6 +222,7 @@ pub fn App() -> impl IntoView {
         if let Some(h) = pending_url.get_value() {
             h.clear();
         }
+        let as_push = push.get_value();
         let write = move || {
             let url = format!("?{q}");
             if search_string() == url || (q.is_empty() && search_string().is_empty()) {
@@ -191,19 +234,18 @@ pub fn App() -> impl IntoView {
                 } else {
                     url
                 };
-                let _ = if push.get_value() {
+                let _ = if as_push {
                     h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
                 } else {
                     h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
                 };
             }
         };
-        if push.get_value() {
-            write();
-        } else {
-            let h = set_timeout_with_handle(write, std::time::Duration::from_millis(150)).ok();
-            pending_url.set_value(h);
-        }
+        // Right after the frame for a choice, once a drag pauses for a
+        // slider.
+        let wait = if as_push { 0 } else { SETTLE_MS };
+        let h = set_timeout_with_handle(write, std::time::Duration::from_millis(wait)).ok();
+        pending_url.set_value(h);
     });
     let _popstate = window_event_listener(ev::popstate, move |_| {
         let (i, n) = Inputs::from_query(&search_string());
@@ -219,34 +261,23 @@ pub fn App() -> impl IntoView {
     };
 
     let outputs = Memo::new(move |_| Shared(Arc::new(inputs.with(planner::outputs))));
-    // The exhaustive optimum takes up to a few milliseconds: compute it just
-    // after the plans are on the page, and drop a pending one when the
-    // inputs change again.
-    let optimum: RwSignal<Shared<Option<OptimumResult>>> = RwSignal::new(Shared(Arc::new(None)));
-    defer(
-        move || inputs.get(),
-        move |i| optimum.set(Shared(Arc::new(Some(planner::optimum(&i))))),
-    );
-    // Simulating the plan's schedule takes a millisecond or two: do it just
-    // after the numbers are on the page.
-    let plan_tl: RwSignal<Shared<Option<PlanTimeline>>> = RwSignal::new(Shared(Arc::new(None)));
-    defer(
-        move || (outputs.get(), inputs.with(|i| i.method)),
-        move |(o, method)| {
-            let tl = (*o.0).as_ref().ok().and_then(|o| {
-                let p = o.selected(method)?;
-                planner::plan_schedule(&o.model, &o.hardware, p)
-                    .ok()
-                    .map(|s| PlanTimeline {
-                        timeline: Timeline::new(&s),
-                        shown: s.spec.micro_batches,
-                        real: p.evaluation.config.micro_batches,
-                        schedule: s,
-                    })
-            });
-            plan_tl.set(Shared(Arc::new(tl)));
-        },
-    );
+    let optimum = optimum_signal(inputs, push);
+    // The selected plan's schedule: at most planner::MAX_PAGE_OPS
+    // operations (~1.5 ms), so it lands in the same frame as the numbers.
+    let plan_tl = Memo::new(move |_| {
+        let method = inputs.with(|i| i.method);
+        Shared(Arc::new(outputs.with(|o| {
+            let o = (*o.0).as_ref().ok()?;
+            let p = o.selected(method)?;
+            planner::plan_schedule(&o.model, &o.hardware, p)
+                .ok()
+                .map(|(s, shown)| PlanTimeline {
+                    timeline: Timeline::new(&s),
+                    shown,
+                    schedule: s,
+                })
+        })))
+    });
 
     // When the first result is on the page (read by the browser benchmark).
     Effect::new(move |prev: Option<()>| {
@@ -261,17 +292,7 @@ pub fn App() -> impl IntoView {
     });
     // The sweep does not depend on the model: recompute it only when what it
     // reads changes.
-    let sweep_key = Memo::new(move |_| {
-        inputs.with(|i| Inputs {
-            model: Inputs::default().model,
-            method: Inputs::default().method,
-            compare: Inputs::default().compare,
-            max_gpus: None,
-            target_days: None,
-            batch: None,
-            ..*i
-        })
-    });
+    let sweep_key = Memo::new(move |_| inputs.with(planner::scaling_key));
     let scaling = Memo::new(move |_| Shared(Arc::new(sweep_key.with(|i| planner::scaling(i, 48)))));
 
     let embed = inputs.with_untracked(|i| i.embed);
@@ -710,7 +731,7 @@ fn Results(
             Err(_) => (Vec::new(), 0.0),
         });
         let Some(c) = mem_canvas.get() else { return };
-        if let Some(b) = CanvasBackend::with_canvas_object(c) {
+        if let Some(b) = Canvas2d::new(c) {
             let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
         }
     });
@@ -722,7 +743,7 @@ fn Results(
     Effect::new(move |_| {
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
-        if let (Some(b), Ok(rows)) = (CanvasBackend::with_canvas_object(c), s.0.as_ref()) {
+        if let (Some(b), Ok(rows)) = (Canvas2d::new(c), s.0.as_ref()) {
             if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, dark_mode()) {
                 xmap.set(m);
             }
@@ -844,7 +865,7 @@ fn Results(
 #[component]
 fn Schedules(
     inputs: RwSignal<Inputs>,
-    plan_tl: RwSignal<Shared<Option<PlanTimeline>>>,
+    plan_tl: Memo<Shared<Option<PlanTimeline>>>,
     /// Embed mode: the animation without the comparisons.
     only: bool,
 ) -> impl IntoView {
@@ -935,7 +956,7 @@ fn Schedules(
                 </label>
                 <span class="p3-hint" data-testid="frames" data-frames=move || frames.get().to_string()>
                     {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
-                        let scaled = if p.shown != p.real { format!(" (shown with {} of its {} micro-batches)", p.shown, p.real) } else { String::new() };
+                        let scaled = fmt::shown(&p.shown);
                         format!("one step: {} s{}", plan3d_core::round_sig(p.timeline.makespan, 3), scaled)
                     }).unwrap_or_else(|| "no schedule for this plan".into())}
                 </span>
@@ -1053,7 +1074,7 @@ fn Share(
     outputs: Memo<Shared<Result<Outputs, plan3d_core::Error>>>,
     optimum: RwSignal<Shared<Option<OptimumResult>>>,
     scaling: Memo<Shared<ScalingRows>>,
-    plan_tl: RwSignal<Shared<Option<PlanTimeline>>>,
+    plan_tl: Memo<Shared<Option<PlanTimeline>>>,
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let link = move || inputs.with(|i| i.link(&page_base()));

@@ -4,6 +4,7 @@
 use plan3d_core::{search::SweepRow, units::GIB, MemoryBreakdown, Method};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Colours per method, readable on light and dark backgrounds.
 pub fn method_color(m: Method) -> RGBColor {
@@ -133,20 +134,46 @@ pub fn scaling<DB: DrawingBackend>(
         }
     }
     for (m, r) in rows {
-        let color = method_color(*m);
-        chart
-            .draw_series(LineSeries::new(pts(r), color.stroke_width(2)))?
-            .label(m.name())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2)));
+        chart.draw_series(LineSeries::new(pts(r), method_color(*m).stroke_width(2)))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(text)
-        .background_style(bg.mix(0.85))
-        .border_style(fg.mix(0.3))
-        .draw()?;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
+    // The legend, drawn here: plotters' own series labels measure their
+    // text through a DOM element (a forced page layout, 2+ ms a redraw),
+    // not through the backend.
+    let names: Vec<(&str, RGBColor)> = rows
+        .iter()
+        .map(|(m, _)| (m.name(), method_color(*m)))
+        .collect();
+    let mut wmax = 0;
+    let mut line_h = 16;
+    for (name, _) in &names {
+        let (w, h) = area.estimate_text_size(name, &text)?;
+        wmax = wmax.max(w as i32);
+        line_h = line_h.max(h as i32 + 2);
+    }
+    let (lx, ly) = (xr.start + 10, yr.start + 8);
+    let box_w = 18 + 8 + wmax + 16;
+    let box_h = line_h * names.len() as i32 + 8;
+    area.draw(&Rectangle::new(
+        [(lx, ly), (lx + box_w, ly + box_h)],
+        bg.mix(0.85).filled(),
+    ))?;
+    area.draw(&Rectangle::new(
+        [(lx, ly), (lx + box_w, ly + box_h)],
+        fg.mix(0.3),
+    ))?;
+    for (k, (name, color)) in names.iter().enumerate() {
+        let y = ly + 4 + line_h * k as i32 + line_h / 2;
+        area.draw(&PathElement::new(
+            [(lx + 8, y), (lx + 26, y)],
+            color.stroke_width(2),
+        ))?;
+        area.draw(&Text::new(
+            *name,
+            (lx + 34, y),
+            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
     Ok(XMap {
         x0: xr.start,
         x1: xr.end,

@@ -64,3 +64,17 @@ pub fn params(p: f64) -> String {
 pub fn pct(x: f64) -> String {
     format!("{:.0} %", 100.0 * x)
 }
+
+/// What a scaled-down schedule shows of its plan, as a parenthesis (empty
+/// when the plan is shown whole).
+pub fn shown(s: &plan3d_core::planner::ShownScale) -> String {
+    let (d, dall) = s.devices;
+    let (m, mall) = s.micro_batches;
+    match (d == dall, m == mall) {
+        (true, true) => String::new(),
+        (true, false) => format!(" (shown with {m} of its {mall} micro-batches)"),
+        (false, _) => format!(
+            " (shown scaled down: {d} of its {dall} stages, {m} of its {mall} micro-batches, about the same bubble)"
+        ),
+    }
+}

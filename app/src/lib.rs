@@ -2,6 +2,7 @@
 //! `plan3d_core::planner`; this crate reads inputs, calls core, and draws.
 
 pub mod app;
+pub mod backend;
 pub mod charts;
 pub mod fmt;
 pub mod timeline;

@@ -17,6 +17,11 @@ pub(crate) fn floor(x: f64) -> f64 {
 }
 
 #[inline]
+pub(crate) fn sqrt(x: f64) -> f64 {
+    libm::sqrt(x)
+}
+
+#[inline]
 pub(crate) fn pow(x: f64, y: f64) -> f64 {
     libm::pow(x, y)
 }

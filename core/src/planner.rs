@@ -97,8 +97,12 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
     })
 }
 
-/// The exhaustive optimum over every method (up to a few milliseconds: the
-/// page computes it just after the plans).
+/// The exhaustive optimum over every method. It takes from well under a
+/// millisecond (X160 on InfiniBand: 77 evaluations) to ~35 ms natively
+/// (small models on 25 Gb/s Ethernet: ~170 k evaluations, since its
+/// compute-only bound prunes little when the network dominates), so the
+/// page caches it by [`optimum_key`] and waits for a slider to pause once
+/// a search has been slow.
 ///
 /// # Errors
 ///
@@ -113,6 +117,36 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
         inputs.parallelism,
         &constraints(inputs),
     )
+}
+
+/// The inputs [`optimum`] reads: `inputs` with what it ignores (the method
+/// shown, the comparison, the embed view) set to defaults, for caching.
+#[must_use]
+pub fn optimum_key(inputs: &Inputs) -> Inputs {
+    let d = Inputs::default();
+    Inputs {
+        method: d.method,
+        compare: d.compare,
+        embed: d.embed,
+        ..*inputs
+    }
+}
+
+/// The inputs [`scaling`] reads: the sweep does not depend on the model,
+/// the method shown, a GPU budget, a target time or a batch limit.
+#[must_use]
+pub fn scaling_key(inputs: &Inputs) -> Inputs {
+    let d = Inputs::default();
+    Inputs {
+        model: d.model,
+        method: d.method,
+        compare: d.compare,
+        embed: d.embed,
+        max_gpus: None,
+        target_days: None,
+        batch: None,
+        ..*inputs
+    }
 }
 
 /// How much longer a plan trains than the exhaustive optimum: its time over
@@ -166,19 +200,52 @@ pub fn scaling(inputs: &Inputs, points: u32) -> Result<Vec<(Method, Vec<SweepRow
         .collect()
 }
 
-/// Largest schedule simulated for the page; bigger plans are shown with
-/// their micro-batches scaled down (the same pipeline, a smaller batch).
-pub const MAX_PAGE_OPS: u64 = 60_000;
+/// Largest schedule simulated for the page, in compute operations
+/// (2 × layers × micro-batches): about 1.5 ms in wasm, so that a slider
+/// drag stays within a frame. Bigger plans are shown scaled down (see
+/// [`plan_schedule`]).
+pub const MAX_PAGE_OPS: u64 = 12_000;
+
+/// What [`plan_schedule`] shows of a plan too big to simulate whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShownScale {
+    /// Pipeline stages shown, of the plan's n_l.
+    pub devices: (u32, u32),
+    /// Micro-batches shown, of the plan's n_µ.
+    pub micro_batches: (u32, u32),
+}
+
+impl ShownScale {
+    /// Is the plan shown whole?
+    #[must_use]
+    pub fn whole(&self) -> bool {
+        self.devices.0 == self.devices.1 && self.micro_batches.0 == self.micro_batches.1
+    }
+}
 
 /// The schedule of a plan, with the cost model's durations: the baseline's
 /// standard pipeline as 1F1B, the improved method's modular pipeline (or
 /// layered accumulation without a pipeline), gradient accumulation
 /// otherwise.
 ///
+/// A plan of more than [`MAX_PAGE_OPS`] operations is shown scaled down.
+/// Without a pipeline the step is shown with fewer micro-batches. With one,
+/// stages and micro-batches shrink by the same factor and the layers per
+/// stage stay, so the bubble — (n_l − 1)/n_µ for 1F1B (eq. 8), the modular
+/// pipeline's smaller one (eq. 9) — stays about the plan's: a 814-stage
+/// pipeline of 814 micro-batches (1.3 M operations, ~1 s to simulate in
+/// the browser) is shown as 54 stages of 54 micro-batches.
+///
 /// # Errors
 ///
-/// A plan the schedules cannot express.
-pub fn plan_schedule(model: &ModelShape, hw: &Hardware, plan: &Plan) -> Result<Schedule, Error> {
+/// A plan the schedules cannot express, or one with so many layers per
+/// stage that even one micro-batch exceeds the page's budget
+/// ([`Error::OutOfRange`] on "schedule operations").
+pub fn plan_schedule(
+    model: &ModelShape,
+    hw: &Hardware,
+    plan: &Plan,
+) -> Result<(Schedule, ShownScale), Error> {
     let c = plan.evaluation.config;
     let layered = c.method.layered();
     let kind = match (layered, c.pipe > 1) {
@@ -187,17 +254,57 @@ pub fn plan_schedule(model: &ModelShape, hw: &Hardware, plan: &Plan) -> Result<S
         (false, true) => ScheduleKind::OneFOneB,
         (false, false) => ScheduleKind::Ga,
     };
+    let (pipe, nmu) = (c.pipe.max(1), c.micro_batches.max(1));
     // Standard pipelines cut the layers into equal stages: use the largest
     // layer count the stages divide.
-    let layers = if kind == ScheduleKind::OneFOneB {
-        model.layers / c.pipe * c.pipe
-    } else {
-        model.layers
+    let per_stage = f64::from(model.layers) / f64::from(pipe);
+    let layers_for = |p: u32| -> u32 {
+        if kind == ScheduleKind::OneFOneB {
+            model.layers / pipe * p
+        } else if p == pipe {
+            model.layers
+        } else {
+            (crate::math::round(per_stage * f64::from(p)) as u32).max(p)
+        }
     };
-    let mut nmu = c.micro_batches;
-    let ops = |n: u32| 2 * u64::from(layers) * u64::from(n);
-    while ops(nmu) > MAX_PAGE_OPS && nmu > c.pipe.max(1) {
-        nmu = (nmu / 2).max(c.pipe.max(1));
+    let ops = |layers: u32, n: u32| 2 * u64::from(layers) * u64::from(n);
+    let (mut p, mut n) = (pipe, nmu);
+    if ops(layers_for(p), n) > MAX_PAGE_OPS {
+        if pipe > 1 {
+            // Shrink stages and micro-batches together: ops go as the
+            // square of the factor.
+            let f = crate::math::sqrt(MAX_PAGE_OPS as f64 / ops(layers_for(p), n) as f64);
+            p = ((f64::from(pipe) * f) as u32).clamp(2, pipe);
+            n = ((f64::from(nmu) * f64::from(p) / f64::from(pipe)) as u32).max(1);
+            if nmu >= pipe {
+                n = n.max(p);
+            }
+            while ops(layers_for(p), n) > MAX_PAGE_OPS && p > 2 {
+                p -= 1;
+                n = ((f64::from(nmu) * f64::from(p) / f64::from(pipe)) as u32).max(1);
+                if nmu >= pipe {
+                    n = n.max(p);
+                }
+            }
+        }
+        while ops(layers_for(p), n) > MAX_PAGE_OPS
+            && n > 1
+            && !(kind == ScheduleKind::Modular && n <= p)
+        {
+            n = (n / 2).max(1);
+            if kind == ScheduleKind::Modular {
+                n = n.max(p);
+            }
+        }
+        let total = ops(layers_for(p), n);
+        if total > MAX_PAGE_OPS {
+            return Err(Error::OutOfRange {
+                what: "schedule operations",
+                value: total as f64,
+                min: 1.0,
+                max: MAX_PAGE_OPS as f64,
+            });
+        }
     }
     let durations = Durations::from_cost_model(
         model,
@@ -210,9 +317,9 @@ pub fn plan_schedule(model: &ModelShape, hw: &Hardware, plan: &Plan) -> Result<S
     )?;
     let mut spec = ScheduleSpec {
         kind,
-        devices: c.pipe,
-        layers,
-        micro_batches: nmu,
+        devices: p,
+        layers: layers_for(p),
+        micro_batches: n,
         chunks: 1,
         data: c.data,
         partition: c.method.partitioned(),
@@ -221,7 +328,11 @@ pub fn plan_schedule(model: &ModelShape, hw: &Hardware, plan: &Plan) -> Result<S
         memory: MemorySizes::unit(),
     };
     spec.memory = MemorySizes::from_cost_model(model, &spec, c.tensor, c.micro_batch);
-    schedule::simulate(&spec)
+    let shown = ShownScale {
+        devices: (p, pipe),
+        micro_batches: (n, nmu),
+    };
+    Ok((schedule::simulate(&spec)?, shown))
 }
 
 /// The paper's side-by-side comparisons, in unit durations: standard vs

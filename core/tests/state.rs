@@ -5,7 +5,7 @@ use plan3d_core::{
     planner::{self, comparison, needs, outputs, plan_schedule, scaling},
     search::Parallelism,
     state::{read_scenario, Comparison, EmbedView, Inputs, ModelChoice, SCENARIO_PREFIX},
-    ActivationModel, Method, Network,
+    ActivationModel, Error, Method, Network,
 };
 use proptest::prelude::*;
 
@@ -163,14 +163,31 @@ fn hostile_values_fall_back_with_a_notice() {
 fn schedules_and_scaling_for_the_page() {
     let i = Inputs::default();
     let o = outputs(&i).unwrap();
-    let s = plan_schedule(&o.model, &o.hardware, o.selected(Method::Improved).unwrap()).unwrap();
+    let (s, shown) =
+        plan_schedule(&o.model, &o.hardware, o.selected(Method::Improved).unwrap()).unwrap();
     assert_eq!(s.spec.devices, 5);
+    assert!(shown.whole());
     assert!(s.makespan > 5.0 && s.makespan < 7.0);
-    // The baseline's 160-stage pipeline with 172 micro-batches fits the page
-    // budget as it is.
-    let b = plan_schedule(&o.model, &o.hardware, o.selected(Method::Baseline).unwrap()).unwrap();
-    assert_eq!(b.spec.devices, 160);
-    assert!(b.events.len() as u64 <= 2 * planner::MAX_PAGE_OPS);
+    // The baseline's 160-stage pipeline of 172 micro-batches (55 k
+    // operations) is shown scaled down, with about its bubble.
+    let p = o.selected(Method::Baseline).unwrap();
+    let (b, shown) = plan_schedule(&o.model, &o.hardware, p).unwrap();
+    assert_eq!(shown.devices.1, 160);
+    assert_eq!(shown.micro_batches.1, p.evaluation.config.micro_batches);
+    assert!(!shown.whole());
+    assert_eq!(
+        (b.spec.devices, b.spec.layers),
+        (shown.devices.0, shown.devices.0)
+    );
+    assert!(
+        2 * u64::from(b.spec.layers) * u64::from(b.spec.micro_batches) <= planner::MAX_PAGE_OPS
+    );
+    let plan_bubble = 159.0 / f64::from(shown.micro_batches.1);
+    let shown_bubble = f64::from(b.spec.devices - 1) / f64::from(b.spec.micro_batches);
+    assert!(
+        (shown_bubble / plan_bubble - 1.0).abs() < 0.05,
+        "{shown_bubble} vs {plan_bubble}"
+    );
     for c in Comparison::ALL {
         let [a, b] = comparison(c).unwrap();
         assert!(b.bubble_fraction <= a.bubble_fraction + 1e-12);
@@ -179,6 +196,92 @@ fn schedules_and_scaling_for_the_page() {
     let rows = scaling(&i, 40).unwrap();
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|(_, r)| r.len() > 20));
+}
+
+/// Plans of any size get a schedule the page can simulate within a frame,
+/// with about the plan's bubble; a too-deep custom model gets an error, not
+/// a freeze.
+#[test]
+fn page_schedules_stay_small_and_keep_the_bubble() {
+    let mut cases = 0;
+    for node in [Some(1), Some(8), Some(16), Some(72), None] {
+        for x in [8u32, 64, 160, 344, 530, 814, 1200, 2048, 4096] {
+            for method in [Method::Baseline, Method::Improved, Method::Partitioned] {
+                let i = Inputs {
+                    model: ModelChoice::X(x),
+                    node,
+                    method,
+                    ..Inputs::default()
+                };
+                let Ok(o) = outputs(&i) else { continue };
+                let Some(p) = o.selected(method) else {
+                    continue;
+                };
+                let c = p.evaluation.config;
+                let (s, shown) = plan_schedule(&o.model, &o.hardware, p).unwrap();
+                let ops = 2 * u64::from(s.spec.layers) * u64::from(s.spec.micro_batches);
+                assert!(
+                    ops <= planner::MAX_PAGE_OPS,
+                    "X{x} {node:?} {method:?}: {ops}"
+                );
+                assert_eq!(
+                    (shown.devices.1, shown.micro_batches.1),
+                    (c.pipe, c.micro_batches)
+                );
+                assert_eq!(
+                    (shown.devices.0, shown.micro_batches.0),
+                    (s.spec.devices, s.spec.micro_batches)
+                );
+                if c.pipe > 1 && c.micro_batches >= c.pipe {
+                    // Compare the formulas' bubbles of the plan and of what
+                    // is shown (the simulation matches the formula, see
+                    // the schedule tests).
+                    let (pl, pn, pd) = (
+                        f64::from(c.pipe),
+                        f64::from(c.micro_batches),
+                        f64::from(o.model.layers),
+                    );
+                    let (sl, sn, sd) = (
+                        f64::from(s.spec.devices),
+                        f64::from(s.spec.micro_batches),
+                        f64::from(s.spec.layers),
+                    );
+                    let (want, got) = if c.method.layered() {
+                        ((pl - 1.0) * pl / (pn * pd), (sl - 1.0) * sl / (sn * sd))
+                    } else {
+                        ((pl - 1.0) / pn, (sl - 1.0) / sn)
+                    };
+                    assert!(
+                        (got - want).abs() <= 0.1 * want + 0.01,
+                        "X{x} {node:?} {method:?} {c:?}: bubble {got} shown vs {want}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert!(cases > 20, "{cases} pipelined cases");
+    // A custom model of a million layers: no schedule fits the page.
+    let i = Inputs {
+        model: ModelChoice::Custom {
+            seq_len: 2048,
+            heads: 16,
+            head_size: 64,
+            layers: 1_000_000,
+        },
+        method: Method::Baseline,
+        parallelism: Parallelism::Data,
+        ..Inputs::default()
+    };
+    let o = outputs(&i).unwrap();
+    let p = o.selected(Method::Baseline).unwrap();
+    assert!(matches!(
+        plan_schedule(&o.model, &o.hardware, p),
+        Err(Error::OutOfRange {
+            what: "schedule operations",
+            ..
+        })
+    ));
 }
 
 #[test]
