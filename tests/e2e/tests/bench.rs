@@ -76,50 +76,80 @@ fn browser_benchmark() {
     )
     .unwrap();
 
-    // Input change → updated numbers and charts, over 200 slider moves, with
-    // the controls and plans in view (the default view of the page).
+    // Input change → updated numbers and charts. Chromium dispatches a
+    // slider drag's `input` events at the start of a frame, just before
+    // requestAnimationFrame callbacks; so does this measure: it sets the
+    // value and dispatches `input` in a rAF callback (t0). leptos's effects
+    // run in the microtask checkpoint after the callback; the frame then
+    // recalculates style, lays out, paints and commits to the compositor.
+    // A message posted from the callback runs as the first task after that
+    // frame (t1). t1 − t0 is everything the page does until the frame that
+    // shows the new numbers, tables and canvases is handed over; what the
+    // compositor and display do after that is not the page's. A click or
+    // keypress that is not frame-aligned also waits for the next frame
+    // (up to 16.7 ms at 60 Hz) before this starts.
     let lat = b.exec_async(
         "const done = arguments[arguments.length - 1];
-         const s = document.querySelector('[data-testid=size]');
-         const sync = [], frame = [], script = [];
-         // A zero-delay task boundary (nested setTimeout is clamped to 4 ms).
          const ch = new MessageChannel();
-         const yieldTask = () => new Promise(r => { ch.port1.onmessage = () => r(); ch.port2.postMessage(0); });
+         const q = id => document.querySelector('[data-testid=' + id + ']');
+         // One input change: returns [whole frame, script only] in ms.
+         const change = (el, value, type) => new Promise(r => requestAnimationFrame(() => {
+           const t0 = performance.now();
+           let script = 0;
+           if (el.type === 'radio') { el.checked = true; } else { el.value = value; }
+           el.dispatchEvent(new Event(type, { bubbles: true }));
+           // After the callback's microtasks: the effects are done.
+           queueMicrotask(() => Promise.resolve().then(() => { script = performance.now() - t0; }));
+           ch.port1.onmessage = () => r([performance.now() - t0, script]);
+           ch.port2.postMessage(0);
+         }));
+         const pause = () => new Promise(r => setTimeout(r, 8));
          (async () => {
-           for (let k = 0; k < 200; k++) {
-             s.value = (10 + (k % 40) * 0.1).toFixed(2);
-             const t0 = performance.now();
-             s.dispatchEvent(new Event('input', { bubbles: true }));
-             // leptos runs its effects as microtasks: after this chain they
-             // are done, before any rendering.
-             for (let m = 0; m < 50; m++) await Promise.resolve();
-             script.push(performance.now() - t0);
-             await yieldTask();
-             sync.push(performance.now() - t0);
-             await new Promise(r => requestAnimationFrame(() => r()));
-             frame.push(performance.now() - t0);
-           }
-           done([sync, frame, script]);
+           const out = {};
+           const run = async (name, n, step) => {
+             const frame = [], script = [];
+             for (let k = 0; k < n; k++) {
+               await pause();
+               const [f, s] = await step(k);
+               frame.push(f); script.push(s);
+             }
+             out[name] = [frame, script];
+           };
+           // A drag over the X family from 10^10 to 10^14 parameters.
+           await run('model size slider', 200, k => change(q('size'), (10 + (k % 40) * 0.1).toFixed(2), 'input'));
+           // Node size: the scaling sweep and chart change too.
+           await run('node size slider', 100, k => change(q('node'), String(1 + (k * 7) % 72), 'input'));
+           // Discrete choices: method shown, GPU.
+           const methods = ['baseline', 'partitioned', 'improved'];
+           await run('method choice', 30, k => change(q('method-' + methods[k % 3]), '', 'change'));
+           const gpus = ['a100-40gb', 'h100-sxm', 'a100-80gb'];
+           await run('GPU choice', 30, k => change(q('gpu'), gpus[k % 3], 'change'));
+           done(out);
          })();",
         &[],
     );
-    let mut sync: Vec<f64> = serde_json::from_value(lat[0].clone()).unwrap();
-    let mut frame: Vec<f64> = serde_json::from_value(lat[1].clone()).unwrap();
-    let mut script: Vec<f64> = serde_json::from_value(lat[2].clone()).unwrap();
+    let mut all = Vec::new();
+    for (name, v) in lat.as_object().expect("latency figures") {
+        let mut frame: Vec<f64> = serde_json::from_value(v[0].clone()).unwrap();
+        let mut script: Vec<f64> = serde_json::from_value(v[1].clone()).unwrap();
+        all.extend(frame.iter().copied());
+        writeln!(
+            report,
+            "input → frame with updated numbers and charts, {name} ({} changes): p50 {:.1} ms, p95 {:.1} ms (script {:.1} / {:.1})",
+            frame.len(),
+            percentile(&mut frame, 0.5),
+            percentile(&mut frame, 0.95),
+            percentile(&mut script, 0.5),
+            percentile(&mut script, 0.95),
+        )
+        .unwrap();
+    }
     writeln!(
         report,
-        "input → core and effects done (script only): p50 {:.1} ms, p95 {:.1} ms",
-        percentile(&mut script, 0.5),
-        percentile(&mut script, 0.95)
-    )
-    .unwrap();
-    writeln!(
-        report,
-        "input → updated DOM and canvases (200 slider moves): p50 {:.1} ms, p95 {:.1} ms; to the next frame: p50 {:.1} ms, p95 {:.1} ms (budget 16 ms at p95)",
-        percentile(&mut sync, 0.5),
-        percentile(&mut sync, 0.95),
-        percentile(&mut frame, 0.5),
-        percentile(&mut frame, 0.95)
+        "input → frame with updated numbers and charts, all {} changes: p50 {:.1} ms, p95 {:.1} ms (budget 16 ms at p95)",
+        all.len(),
+        percentile(&mut all, 0.5),
+        percentile(&mut all, 0.95)
     )
     .unwrap();
 
