@@ -151,9 +151,11 @@ pub fn scaling<DB: DrawingBackend>(
         wmax = wmax.max(w as i32);
         line_h = line_h.max(h as i32 + 2);
     }
-    let (lx, ly) = (xr.start + 10, yr.start + 8);
     let box_w = 18 + 8 + wmax + 16;
     let box_h = line_h * names.len() as i32 + 8;
+    // Lower right: the curves rise from lower left to upper right, and the
+    // month and year lines are labelled on the left.
+    let (lx, ly) = (xr.end - box_w - 10, yr.end - box_h - 8);
     area.draw(&Rectangle::new(
         [(lx, ly), (lx + box_w, ly + box_h)],
         bg.mix(0.85).filled(),
@@ -251,7 +253,7 @@ pub fn memory<DB: DrawingBackend>(
     chart.draw_series(LineSeries::new([(0.0, g), (n, g)], RED.stroke_width(2)))?;
     chart.draw_series(std::iter::once(Text::new(
         format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
-        (0.05, g + top * 0.02),
+        (0.05, g + top * 0.07),
         text.clone(),
     )))?;
     for (j, name) in ["state", "checkpoints", "buffers", "activations"]

@@ -225,6 +225,36 @@ impl Browser {
         );
     }
 
+    /// Drags with a real (trusted) mouse through WebDriver actions: press at
+    /// `from`, move through `steps` points to `to`, `step_ms` apart, release.
+    /// Coordinates are viewport pixels.
+    pub fn drag(&self, from: (i64, i64), to: (i64, i64), steps: u32, step_ms: u64) {
+        let mut actions = vec![
+            json!({ "type": "pointerMove", "duration": 0, "x": from.0, "y": from.1 }),
+            json!({ "type": "pointerDown", "button": 0 }),
+        ];
+        for k in 1..=i64::from(steps) {
+            let n = i64::from(steps);
+            actions.push(json!({
+                "type": "pointerMove",
+                "duration": step_ms,
+                "x": from.0 + (to.0 - from.0) * k / n,
+                "y": from.1 + (to.1 - from.1) * k / n,
+            }));
+        }
+        actions.push(json!({ "type": "pointerUp", "button": 0 }));
+        self.call(
+            "POST",
+            "/actions",
+            Some(&json!({ "actions": [{
+                "type": "pointer", "id": "mouse",
+                "parameters": { "pointerType": "mouse" },
+                "actions": actions,
+            }]})),
+        );
+        self.call("DELETE", "/actions", None);
+    }
+
     /// Runs a Chrome DevTools Protocol command.
     pub fn cdp(&self, cmd: &str, params: &Value) -> Value {
         self.call(

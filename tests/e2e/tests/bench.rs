@@ -153,6 +153,55 @@ fn browser_benchmark() {
     )
     .unwrap();
 
+    // The same with a real mouse drag (WebDriver pointer actions), which
+    // checks the premise: a listener that runs before the app's records
+    // t0 and asks for an animation frame; if Chromium dispatched the input
+    // at the start of a frame, that callback runs in the same frame and
+    // its message comes right after it; otherwise the figure includes the
+    // wait for the next frame.
+    b.exec(
+        "const s = document.querySelector('[data-testid=size]');
+         window.__drag = [];
+         const ch = new MessageChannel();
+         const pending = [];
+         ch.port1.onmessage = () => { const t0 = pending.shift(); window.__drag.push(performance.now() - t0); };
+         s.addEventListener('input', () => {
+           const t0 = performance.now();
+           requestAnimationFrame(() => { pending.push(t0); ch.port2.postMessage(0); });
+         }, { capture: true });
+         s.scrollIntoView({ block: 'center' });",
+        &[],
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let r = b.exec(
+        "const r = document.querySelector('[data-testid=size]').getBoundingClientRect();
+         return [r.left, r.right, r.top + r.height / 2];",
+        &[],
+    );
+    let (left, right, y) = (
+        r[0].as_f64().unwrap_or(0.0) as i64,
+        r[1].as_f64().unwrap_or(0.0) as i64,
+        r[2].as_f64().unwrap_or(0.0) as i64,
+    );
+    let (a, z) = (left + (right - left) / 4, left + 3 * (right - left) / 4);
+    b.drag((a, y), (z, y), 60, 20);
+    b.drag((z, y), (a, y), 60, 20);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut drag: Vec<f64> =
+        serde_json::from_value(b.exec("return window.__drag", &[])).unwrap_or_default();
+    if drag.is_empty() {
+        writeln!(report, "real mouse drag: no input events arrived").unwrap();
+    } else {
+        let n = drag.len();
+        writeln!(
+            report,
+            "input → frame with updated numbers and charts, real mouse drag over the size slider ({n} input events): p50 {:.1} ms, p95 {:.1} ms",
+            percentile(&mut drag, 0.5),
+            percentile(&mut drag, 0.95)
+        )
+        .unwrap();
+    }
+
     // Animation frame rate on the biggest default schedule: the baseline's
     // 160-stage pipeline.
     b.goto(&format!("{base}?method=baseline"));

@@ -243,3 +243,93 @@ fn hostile_urls_are_not_rendered_as_html() {
     assert_eq!(b.text("plan-improved-gpus"), "38640");
     b.screenshot(&artifact("planner-hostile"));
 }
+
+/// Huge plans do not freeze the page: X814 without a node limit has a
+/// pipeline the page shows scaled down, within a frame's work; and where
+/// the exhaustive search is slow (small models on 25 Gb/s Ethernet), it
+/// waits for the slider to pause and still arrives.
+#[test]
+fn huge_plans_and_slow_searches_keep_the_page_responsive() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1800);
+    open(&b, &format!("{base}?model=x814&node=none&method=baseline"));
+    let label = b
+        .wait(
+            "const t = document.querySelector('[data-testid=frames]').textContent;
+             return t.includes('one step') ? t : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    let i = Inputs::from_query("model=x814&node=none&method=baseline").0;
+    let o = planner::outputs(&i).unwrap();
+    let p = o.selected(Method::Baseline).unwrap();
+    let (_, shown) = planner::plan_schedule(&o.model, &o.hardware, p).unwrap();
+    assert!(!shown.whole(), "X814's baseline is too big to show whole");
+    assert!(
+        label.contains(&format!(
+            "{} of its {} stages",
+            shown.devices.0, shown.devices.1
+        )),
+        "{label}"
+    );
+    // Switching method and back re-simulates: each change is one frame's
+    // work, far from the ~1 s the whole pipeline took.
+    let ms = b.exec_async(
+        "const done = arguments[arguments.length - 1];
+         const t = [];
+         (async () => {
+           for (const m of ['improved', 'baseline', 'partitioned', 'baseline']) {
+             const e = document.querySelector('[data-testid=method-' + m + ']');
+             const t0 = performance.now();
+             e.checked = true;
+             e.dispatchEvent(new Event('change', { bubbles: true }));
+             // The next task: after the effects and whatever they queued.
+             await new Promise(r => setTimeout(r, 0));
+             t.push(performance.now() - t0);
+             await new Promise(r => setTimeout(r, 50));
+           }
+           done(t);
+         })();",
+        &[],
+    );
+    let worst = ms
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(worst < 200.0, "a method change took {worst} ms");
+
+    // X24 on 25 Gb/s Ethernet: ~170 k evaluations. The optimum arrives,
+    // and agrees with core.
+    open(&b, &format!("{base}?model=x24&net=ethernet-25"));
+    let i = Inputs::from_query("model=x24&net=ethernet-25").0;
+    let best = planner::optimum(&i).unwrap().best.evaluation;
+    let gpus = b.wait(
+        "const e = document.querySelector('[data-testid=plan-optimum-gpus]'); return e && e.textContent;",
+        WAIT,
+    );
+    assert_eq!(gpus.as_str().unwrap(), best.gpus.to_string());
+    // Dragging the size slider nearby: the rows update at once, the
+    // optimum follows once the slider is still.
+    for v in ["10.10", "10.14", "10.18"] {
+        set(&b, "size", v, "input");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let i = Inputs {
+        model: ModelChoice::X(Inputs::x_for_params(10f64.powf(10.18))),
+        ..i
+    };
+    let (want, _) = expected(&i, Method::Improved);
+    assert_eq!(b.text("plan-improved-gpus"), want);
+    let best = planner::optimum(&i).unwrap().best.evaluation;
+    b.wait(
+        &format!(
+            "const e = document.querySelector('[data-testid=plan-optimum-gpus]'); return e && e.textContent === '{}';",
+            best.gpus
+        ),
+        WAIT,
+    );
+}
