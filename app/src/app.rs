@@ -198,8 +198,40 @@ fn animate(
     });
 }
 
+/// Bumped when the window is resized or the colour scheme changes: canvases
+/// are refitted ([`crate::backend::fit`]) and redrawn.
+#[derive(Clone, Copy)]
+struct Relayout(RwSignal<u32>);
+
+fn relayout() -> RwSignal<u32> {
+    use_context::<Relayout>().map_or_else(|| RwSignal::new(0), |r| r.0)
+}
+
+/// Fits `canvases` (with their CSS heights) when `epoch` has moved on since
+/// `fitted`.
+fn refit(fitted: StoredValue<Option<u32>>, epoch: u32, canvases: &[(NodeRef<Canvas>, f64)]) {
+    if fitted.get_value() == Some(epoch) {
+        return;
+    }
+    fitted.set_value(Some(epoch));
+    for (node, h) in canvases {
+        if let Some(c) = node.get_untracked() {
+            crate::backend::fit(&c, *h);
+        }
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
+    let epoch = RwSignal::new(0_u32);
+    provide_context(Relayout(epoch));
+    let _resize = window_event_listener(ev::resize, move |_| epoch.update(|e| *e += 1));
+    if let Ok(Some(m)) = window().match_media("(prefers-color-scheme: dark)") {
+        let f = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || epoch.update(|e| *e += 1));
+        let _ = m.add_event_listener_with_callback("change", f.as_ref().unchecked_ref());
+        // Lives as long as the page.
+        f.forget();
+    }
     let (initial, initial_notices) = Inputs::from_query(&search_string());
     let inputs = RwSignal::new(initial);
     let notices = RwSignal::new(initial_notices);
@@ -714,8 +746,11 @@ fn Results(
     };
 
     // Charts: stable canvases, redrawn by effects.
+    let epoch = relayout();
     let mem_canvas = NodeRef::<Canvas>::new();
+    let mem_fitted = StoredValue::new(None);
     Effect::new(move |_| {
+        refit(mem_fitted, epoch.get(), &[(mem_canvas, 300.0)]);
         let (bars, gpu_mem) = outputs.with(|o| match (*o.0).as_ref() {
             Ok(o) => (
                 o.plans
@@ -738,9 +773,15 @@ fn Results(
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
     let xmap = RwSignal::new(XMap::default());
+    let scale_fitted = StoredValue::new(None);
     // The chart changes with the sweep only; the marker moves with the model
     // on an overlay canvas.
     Effect::new(move |_| {
+        refit(
+            scale_fitted,
+            epoch.get(),
+            &[(scale_canvas, 360.0), (marker_canvas, 360.0)],
+        );
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
         if let (Some(b), Ok(rows)) = (Canvas2d::new(c), s.0.as_ref()) {
@@ -759,6 +800,8 @@ fn Results(
             })
         });
         let map = xmap.get();
+        // A refit clears the overlay, a theme change recolours it.
+        epoch.track();
         let Some(c) = marker_canvas.get() else { return };
         timeline::draw_marker(&c, current.and_then(|(p, d)| map.pixel(p, d)), dark_mode());
     });
@@ -767,8 +810,8 @@ fn Results(
         let Some(c) = scale_canvas.get_untracked() else {
             return;
         };
-        // Canvas pixels may be scaled by CSS.
-        let ratio = f64::from(c.width()) / f64::from(c.client_width().max(1));
+        // The chart's logical pixels over CSS pixels (1 once fitted).
+        let ratio = crate::backend::logical_size(&c).0 / f64::from(c.client_width().max(1));
         let Some(p) = xmap
             .get_untracked()
             .params_at(f64::from(e.offset_x()) * ratio)
@@ -893,7 +936,19 @@ fn Schedules(
     let mem_canvas = NodeRef::<Canvas>::new();
     let cmp_a = NodeRef::<Canvas>::new();
     let cmp_b = NodeRef::<Canvas>::new();
+    let epoch = relayout();
+    let fitted = StoredValue::new(None);
     Effect::new(move |_| {
+        refit(
+            fitted,
+            epoch.get(),
+            &[
+                (main_canvas, 280.0),
+                (mem_canvas, 90.0),
+                (cmp_a, 170.0),
+                (cmp_b, 170.0),
+            ],
+        );
         let frac = t.get();
         let dark = dark_mode();
         if let Some(tl) = plan_tl.get().0.as_ref() {

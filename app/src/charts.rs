@@ -107,6 +107,8 @@ pub fn scaling<DB: DrawingBackend>(
     let text = ("sans-serif", 13).into_font().color(&fg);
     let mut chart = ChartBuilder::on(area)
         .margin(12)
+        // Room for the last x label ("1e16"), centred on the right edge.
+        .margin_right(22)
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d((lo..hi).log_scale(), (ymin..ymax).log_scale())?;

@@ -92,8 +92,12 @@ impl Timeline {
     }
 }
 
-fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok()??.dyn_into().ok()
+/// The canvas's context, scaled to logical pixels, and its logical size.
+fn context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64, f64)> {
+    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    crate::backend::scale_context(&ctx);
+    let (w, h) = crate::backend::logical_size(canvas);
+    Some((ctx, w, h))
 }
 
 fn color(b: &Block, layers: u32) -> String {
@@ -111,8 +115,9 @@ fn color(b: &Block, layers: u32) -> String {
 
 /// Paints the timeline up to `frac` of the step (0–1).
 pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
-    let Some(ctx) = context(canvas) else { return };
-    let (w, h) = (f64::from(canvas.width()), f64::from(canvas.height()));
+    let Some((ctx, w, h)) = context(canvas) else {
+        return;
+    };
     let (fg, bg, lane) = if dark {
         ("#e8e9ee", "#1b1d23", "#262932")
     } else {
@@ -182,8 +187,9 @@ pub fn draw_memory(
     unit_bytes: bool,
     dark: bool,
 ) {
-    let Some(ctx) = context(canvas) else { return };
-    let (w, h) = (f64::from(canvas.width()), f64::from(canvas.height()));
+    let Some((ctx, w, h)) = context(canvas) else {
+        return;
+    };
     let (fg, bg, line) = if dark {
         ("#e8e9ee", "#1b1d23", "#8fb0ff")
     } else {
@@ -234,13 +240,10 @@ pub fn draw_memory(
 
 /// Clears an overlay canvas and marks one point on it.
 pub fn draw_marker(canvas: &HtmlCanvasElement, at: Option<(f64, f64)>, dark: bool) {
-    let Some(ctx) = context(canvas) else { return };
-    ctx.clear_rect(
-        0.0,
-        0.0,
-        f64::from(canvas.width()),
-        f64::from(canvas.height()),
-    );
+    let Some((ctx, w, h)) = context(canvas) else {
+        return;
+    };
+    ctx.clear_rect(0.0, 0.0, w, h);
     if let Some((x, y)) = at {
         ctx.set_fill_style_str(if dark { "#e8e9ee" } else { "#1b1d23" });
         ctx.begin_path();

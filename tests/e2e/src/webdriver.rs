@@ -255,6 +255,15 @@ impl Browser {
         self.call("DELETE", "/actions", None);
     }
 
+    /// Resizes the window.
+    pub fn resize(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(&json!({ "width": width, "height": height })),
+        );
+    }
+
     /// Runs a Chrome DevTools Protocol command.
     pub fn cdp(&self, cmd: &str, params: &Value) -> Value {
         self.call(

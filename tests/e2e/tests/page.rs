@@ -1,6 +1,7 @@
 //! The built page loads in headless Chromium, also under a subpath.
 
-use plan3d_e2e::{dist, dump_dom, screenshot, serve};
+use plan3d_e2e::{dist, dump_dom, screenshot, serve, webdriver::Browser};
+use serde_json::json;
 
 #[test]
 fn page_loads_and_shows_core_numbers() {
@@ -23,4 +24,106 @@ fn page_works_under_a_subpath() {
         dom.contains(r#"data-testid="plan-improved-gpus">38640<"#),
         "{dom}"
     );
+}
+
+/// A phone's width in the dark: nothing wider than the screen (tables
+/// scroll inside their cards), the theme follows prefers-color-scheme,
+/// canvases are redrawn dark.
+#[test]
+fn phone_width_and_dark_mode() {
+    let url = serve(dist(), "/");
+    let b = Browser::start(390, 844);
+    b.cdp(
+        "Emulation.setEmulatedMedia",
+        &json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
+    );
+    b.goto(&format!("{url}?model=x160"));
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        std::time::Duration::from_secs(20),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let overflow = b.exec(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+        &[],
+    );
+    assert!(
+        overflow.as_f64().unwrap() <= 0.0,
+        "page wider than the phone by {overflow} px"
+    );
+    // Dark background, light text.
+    let lum = b.exec(
+        "const l = c => { const m = c.match(/\\d+/g).map(Number); return (m[0] + m[1] + m[2]) / 3; };
+         const s = getComputedStyle(document.body);
+         return [l(s.backgroundColor), l(s.color)];",
+        &[],
+    );
+    assert!(
+        lum[0].as_f64().unwrap() < 60.0 && lum[1].as_f64().unwrap() > 180.0,
+        "{lum}"
+    );
+    // The memory chart was drawn on a dark background (its corner pixel).
+    let corner = b.exec(
+        "const c = document.querySelector('[data-testid=memory-chart]');
+         const d = c.getContext('2d').getImageData(2, 2, 1, 1).data; return (d[0] + d[1] + d[2]) / 3;",
+        &[],
+    );
+    assert!(
+        corner.as_f64().unwrap() < 60.0,
+        "memory chart corner {corner}"
+    );
+    b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-dark.png"));
+    // Canvases have a pixel per CSS pixel across their width (labels keep
+    // their size), also after the window grows.
+    let fitted = "return [...document.querySelectorAll('canvas.p3-chart')]
+        .filter(c => c.clientWidth > 0)
+        .map(c => [c.dataset.testid, c.width / devicePixelRatio - c.clientWidth]);";
+    let check = |b: &Browser| {
+        let v = b.exec(fitted, &[]);
+        let v = v.as_array().unwrap();
+        assert!(v.len() >= 6, "{v:?}");
+        for c in v {
+            assert!(c[1].as_f64().unwrap().abs() <= 1.0, "not fitted: {c}");
+        }
+    };
+    check(&b);
+    let width = |b: &Browser| {
+        b.exec(
+            "return document.querySelector('[data-testid=timeline]').width",
+            &[],
+        )
+        .as_f64()
+        .unwrap()
+    };
+    let narrow = width(&b);
+    b.resize(1280, 900);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    check(&b);
+    assert!(width(&b) > narrow + 200.0, "{narrow} -> {}", width(&b));
+    // Back to the light scheme at run time: charts are redrawn light.
+    b.cdp(
+        "Emulation.setEmulatedMedia",
+        &json!({ "features": [{ "name": "prefers-color-scheme", "value": "light" }] }),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let corner = b.exec(
+        "const c = document.querySelector('[data-testid=memory-chart]');
+         const d = c.getContext('2d').getImageData(2, 2, 1, 1).data; return (d[0] + d[1] + d[2]) / 3;",
+        &[],
+    );
+    assert!(
+        corner.as_f64().unwrap() > 200.0,
+        "memory chart corner {corner}"
+    );
+    b.cdp(
+        "Emulation.setEmulatedMedia",
+        &json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
+    );
+    b.resize(390, 844);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    check(&b);
+    b.scroll_into_view("scaling-chart");
+    b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-dark-scaling.png"));
+    b.scroll_into_view("timeline");
+    b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-dark-schedule.png"));
 }
