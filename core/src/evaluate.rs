@@ -500,6 +500,67 @@ fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error
     Ok(())
 }
 
+/// The data-parallel transfers of C.4.1 for one instance's batch
+/// `batch_per_instance` = b/n_b in `micro_batches` = n_µ micro-batches:
+/// the governing transfer of the method's equation, and for partitioned
+/// methods the backward one.
+///
+/// * Standard accumulation, unpartitioned: eq. 5, ν = (f−2)·b·d_s/(8·n_b·n_µ),
+///   overlapped with the last micro-batch's backward pass; with a pipeline
+///   eq. 6, ν = f·b·d_s/(8·n_b), not overlapped.
+/// * Layered, unpartitioned: eq. 8, ν = (f−2)·b·d_s/(8·n_b) over the whole
+///   backward pass.
+/// * Partitioned: restores in the forward pass, ν = b·d_s/(2·n_b·n) (eqs. 7
+///   and 9; n = n_µ for standard accumulation, 1 for layered), and restores
+///   and reductions in the backward pass, (f−2)·b·d_s/(8·n_b·n).
+///
+/// Every overhead here falls as n_µ grows with b/n_b/n_µ fixed, or stays:
+/// the search relies on that to bound a row of candidates by its largest
+/// n_µ.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn data_transfers(
+    method: Method,
+    pipe: u32,
+    f: f64,
+    batch_per_instance: f64,
+    micro_batches: f64,
+    ds: f64,
+    nu_net: Intensity,
+    net: Link,
+) -> (Transfer, Option<Transfer>) {
+    let (bi, nmu) = (batch_per_instance, micro_batches);
+    let (fwd, bwd) = (2.0 / f, (f - 2.0) / f);
+    let d = TransferKind::DataBackward;
+    match (method.layered(), method.partitioned()) {
+        (false, false) if pipe > 1 => {
+            let nu = f * bi * ds / 8.0;
+            (Transfer::exposed(TransferKind::DataExposed, net, "eq. 6", nu, nu_net), None)
+        }
+        (false, false) => {
+            let nu = (f - 2.0) * bi * ds / (8.0 * nmu);
+            (Transfer::overlapped(d, net, "eq. 5", nu, nu_net, bwd / nmu), None)
+        }
+        (true, false) => {
+            let nu = (f - 2.0) * bi * ds / 8.0;
+            (Transfer::overlapped(d, net, "eq. 8", nu, nu_net, bwd), None)
+        }
+        (layered, true) => {
+            let per = if layered { 1.0 } else { nmu };
+            let (eq_f, eq_b) = if layered {
+                ("eq. 9", "eq. 9 (backward)")
+            } else {
+                ("eq. 7", "eq. 7 (backward)")
+            };
+            let nu_f = bi * ds / (2.0 * per);
+            let nu_b = (f - 2.0) * bi * ds / (8.0 * per);
+            (
+                Transfer::overlapped(TransferKind::DataForward, net, eq_f, nu_f, nu_net, fwd),
+                Some(Transfer::overlapped(d, net, eq_b, nu_b, nu_net, bwd)),
+            )
+        }
+    }
+}
+
 /// Evaluates a configuration: memory, transfers, overheads, efficiency and
 /// training time.
 ///
@@ -542,8 +603,8 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
         f64::from(model.layers),
     );
     let f = cfg.activation.flops_per_token_param();
-    // Fractions of a step's compute spent in the forward and backward passes.
-    let (fwd, bwd) = (2.0 / f, (f - 2.0) / f);
+    // Fraction of a step's compute spent in the forward pass.
+    let fwd = 2.0 / f;
     let nu_net = hw.network_threshold();
     let net = if hw.network.is_infiniband() {
         Link::InfiniBand
@@ -579,65 +640,16 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     // network intensities that share the PCIe link with offload (fact 10).
     let mut overlapped_net = 0.0_f64;
     if cfg.data > 1 {
-        // `governing`: the transfer of the paper's equation for this method
-        // (eq. 5, 7, 8 or 9), the one fact 10 adds to the PCIe load.
-        let mut push_data = |t: Transfer, governing: bool, transfers: &mut Transfers| {
+        // The governing transfer (eq. 5, 7, 8 or 9) is the one fact 10 adds
+        // to the PCIe load.
+        let (governing, backward) = data_transfers(cfg.method, cfg.pipe, f, b / nb, nmu, ds, nu_net, net);
+        for (t, gov) in [(Some(governing), true), (backward, false)] {
+            let Some(t) = t else { continue };
             o.data += t.overhead;
-            if t.overlapped && governing {
+            if t.overlapped && gov {
                 overlapped_net += 1.0 / t.intensity.0;
             }
             transfers.push(t);
-        };
-        let d = TransferKind::DataBackward;
-        if !partitioned && !layered {
-            if cfg.pipe > 1 {
-                // Eq. 6: with a pipeline there is no overlap; ν = b·d_s/n_b.
-                let nu = f * b * ds / (8.0 * nb);
-                push_data(
-                    Transfer::exposed(TransferKind::DataExposed, net, "eq. 6", nu, nu_net),
-                    true,
-                    &mut transfers,
-                );
-            } else {
-                // Eq. 5: overlapped with the last micro-batch's backward pass.
-                let nu = (f - 2.0) * b * ds / (8.0 * nb * nmu);
-                push_data(
-                    Transfer::overlapped(d, net, "eq. 5", nu, nu_net, bwd / nmu),
-                    true,
-                    &mut transfers,
-                );
-            }
-        } else if layered && !partitioned {
-            // Eq. 8: the reduction spreads over the whole backward pass.
-            let nu = (f - 2.0) * b * ds / (8.0 * nb);
-            push_data(
-                Transfer::overlapped(d, net, "eq. 8", nu, nu_net, bwd),
-                true,
-                &mut transfers,
-            );
-        } else {
-            // Partitioned: restores in the forward pass (the bottleneck,
-            // eqs. 7 and 9), restores and reductions in the backward pass;
-            // per micro-batch with standard accumulation, once per batch
-            // with layered accumulation.
-            let per = if layered { 1.0 } else { nmu };
-            let (eq_f, eq_b) = if layered {
-                ("eq. 9", "eq. 9 (backward)")
-            } else {
-                ("eq. 7", "eq. 7 (backward)")
-            };
-            let nu_f = b * ds / (2.0 * nb * per);
-            let nu_b = (f - 2.0) * b * ds / (8.0 * nb * per);
-            push_data(
-                Transfer::overlapped(TransferKind::DataForward, net, eq_f, nu_f, nu_net, fwd),
-                true,
-                &mut transfers,
-            );
-            push_data(
-                Transfer::overlapped(d, net, eq_b, nu_b, nu_net, bwd),
-                false,
-                &mut transfers,
-            );
         }
     }
 
