@@ -534,11 +534,17 @@ pub(crate) fn data_transfers(
     match (method.layered(), method.partitioned()) {
         (false, false) if pipe > 1 => {
             let nu = f * bi * ds / 8.0;
-            (Transfer::exposed(TransferKind::DataExposed, net, "eq. 6", nu, nu_net), None)
+            (
+                Transfer::exposed(TransferKind::DataExposed, net, "eq. 6", nu, nu_net),
+                None,
+            )
         }
         (false, false) => {
             let nu = (f - 2.0) * bi * ds / (8.0 * nmu);
-            (Transfer::overlapped(d, net, "eq. 5", nu, nu_net, bwd / nmu), None)
+            (
+                Transfer::overlapped(d, net, "eq. 5", nu, nu_net, bwd / nmu),
+                None,
+            )
         }
         (true, false) => {
             let nu = (f - 2.0) * bi * ds / 8.0;
@@ -642,7 +648,8 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     if cfg.data > 1 {
         // The governing transfer (eq. 5, 7, 8 or 9) is the one fact 10 adds
         // to the PCIe load.
-        let (governing, backward) = data_transfers(cfg.method, cfg.pipe, f, b / nb, nmu, ds, nu_net, net);
+        let (governing, backward) =
+            data_transfers(cfg.method, cfg.pipe, f, b / nb, nmu, ds, nu_net, net);
         for (t, gov) in [(Some(governing), true), (backward, false)] {
             let Some(t) = t else { continue };
             o.data += t.overhead;

@@ -1049,6 +1049,32 @@ pub fn exhaustive(
         * f64::from(model.seq_len)
         * model.params()
         / (hw.gpu.peak.0 * hw.kernel_efficiency);
+    // For the network-aware bound: what evaluate() charges data
+    // parallelism (C.4.1), from the same function.
+    let f = c.activation.flops_per_token_param();
+    let ds = f64::from(model.seq_len);
+    let nu_net = hw.network_threshold();
+    let net = if hw.network.is_infiniband() {
+        crate::hardware::Link::InfiniBand
+    } else {
+        crate::hardware::Link::Ethernet
+    };
+    let data_overhead = |m: Method, nl: u32, nb: u64, nmu: u64, bmu: u64| -> f64 {
+        if nb <= 1 {
+            return 0.0;
+        }
+        let (g, back) = crate::evaluate::data_transfers(
+            m,
+            nl,
+            f,
+            (nmu * bmu) as f64,
+            nmu as f64,
+            ds,
+            nu_net,
+            net,
+        );
+        g.overhead + back.map_or(0.0, |t| t.overhead)
+    };
     let mut evaluated = 0u64;
     let mut best: Option<Evaluation> = None;
     // With the paper's (or full-recomputation) activations, what must stay
@@ -1142,6 +1168,27 @@ pub fn exhaustive(
                                 continue;
                             }
                             prev_nmu = nmu_max;
+                            // The bound with the network: the candidates of
+                            // this n_b have n_µ ≤ nmu_max, where the bubble
+                            // and the data-parallel overhead are smallest
+                            // (see evaluate::data_transfers). Not monotone
+                            // in n_b, so it skips rather than stops. On slow
+                            // networks it spares most evaluations.
+                            if let Some(b) = &best {
+                                let bubble = crate::evaluate::bubble(
+                                    m.layered(),
+                                    f64::from(nl),
+                                    nmu_max as f64,
+                                    dl,
+                                );
+                                let lb = w0 / (nb * mp) as f64
+                                    * fixed
+                                    * (1.0 + bubble)
+                                    * (1.0 + data_overhead(m, nl, nb, nmu_max, bmu));
+                                if lb > b.time.0 * (1.0 + 1e-9) {
+                                    continue;
+                                }
+                            }
                             let cfg = |nmu: u64| Config {
                                 method: m,
                                 data: nb as u32,
