@@ -33,6 +33,27 @@ fn benches(c: &mut Criterion) {
     c.bench_function("exhaustive: X160, any method, 3d", |b| {
         b.iter(|| black_box(exhaustive(&x160, &hw, None, Parallelism::ThreeD, &cons).unwrap()));
     });
+    // The search's hard corners: a small model on a slow network (the
+    // network-aware bound), and hundreds of tensor degrees without a node
+    // limit (the per-degree bound).
+    let x24 = x_family(24).unwrap();
+    let eth = Hardware {
+        network: plan3d_core::Network::Ethernet25,
+        ..Hardware::default()
+    };
+    c.bench_function("exhaustive: X24 on 25 Gb/s Ethernet", |b| {
+        b.iter(|| black_box(exhaustive(&x24, &eth, None, Parallelism::ThreeD, &cons).unwrap()));
+    });
+    let x612 = x_family(612).unwrap();
+    let unlimited = Hardware {
+        node_size: None,
+        ..Hardware::default()
+    };
+    c.bench_function("exhaustive: X612, no node limit", |b| {
+        b.iter(|| {
+            black_box(exhaustive(&x612, &unlimited, None, Parallelism::ThreeD, &cons).unwrap())
+        });
+    });
     c.bench_function("pareto: X160, any method, 3d, 8 budget levels", |b| {
         b.iter(|| black_box(pareto(&x160, &hw, None, Parallelism::ThreeD, &cons, 8).unwrap()));
     });

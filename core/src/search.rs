@@ -1108,6 +1108,18 @@ pub fn exhaustive(
         }
         for offload in [false, true] {
             for (&na, &t_oh) in tensors.iter().zip(&tensor_oh).take(tensor_floor) {
+                // Every candidate of this n_a runs on at most n_a·b GPUs
+                // (n_b·n_l ≤ b since n_µ ≥ n_l), or the budget: a bound for
+                // the whole n_a, which spares the n_l loop of hopeless
+                // degrees (hundreds of them without a node limit).
+                if let Some(b) = &best {
+                    let gpus = (u64::from(na) * batch_max)
+                        .min(budget.unwrap_or(u64::MAX))
+                        .max(1);
+                    if w0 / gpus as f64 * (1.0 + t_oh) > b.time.0 * (1.0 + 1e-9) {
+                        continue;
+                    }
+                }
                 for nl in 1..=max_pipe {
                     let mp = u64::from(nl) * u64::from(na);
                     if budget.is_some_and(|g| mp > g) {
