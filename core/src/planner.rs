@@ -98,11 +98,10 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
 }
 
 /// The exhaustive optimum over every method. It takes from well under a
-/// millisecond (X160 on InfiniBand: 67 evaluations) to ~10–15 ms natively
-/// (small models on 25 Gb/s Ethernet: ~30 k evaluations; models of
-/// hundreds of heads without a node limit, where every tensor degree is a
-/// candidate), so the page caches it by [`optimum_key`] and waits for a
-/// slider to pause once a search has been slow.
+/// millisecond (X160 on InfiniBand: 67 evaluations, 0.07 ms) to ~10 ms
+/// natively (small models on 25 Gb/s Ethernet: ~30 k evaluations), so the
+/// page caches it by [`optimum_key`] and waits for a slider to pause once
+/// a search has been slow.
 ///
 /// # Errors
 ///
