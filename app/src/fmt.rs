@@ -72,9 +72,9 @@ pub fn shown(s: &plan3d_core::planner::ShownScale) -> String {
     let (m, mall) = s.micro_batches;
     match (d == dall, m == mall) {
         (true, true) => String::new(),
-        (true, false) => format!(" (shown with {m} of its {mall} micro-batches)"),
+        (true, false) => format!(" as shown, with {m} of its {mall} micro-batches"),
         (false, _) => format!(
-            " (shown scaled down: {d} of its {dall} stages, {m} of its {mall} micro-batches, about the same bubble)"
+            " as shown, scaled down to {d} of its {dall} stages and {m} of its {mall} micro-batches (about the same bubble)"
         ),
     }
 }

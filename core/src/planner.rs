@@ -200,10 +200,10 @@ pub fn scaling(inputs: &Inputs, points: u32) -> Result<Vec<(Method, Vec<SweepRow
 }
 
 /// Largest schedule simulated for the page, in compute operations
-/// (2 × layers × micro-batches): about 1.5 ms in wasm, so that a slider
-/// drag stays within a frame. Bigger plans are shown scaled down (see
+/// (2 × layers × micro-batches): a few milliseconds in wasm, so that a
+/// change of plan stays within a frame. Bigger plans are shown scaled down (see
 /// [`plan_schedule`]).
-pub const MAX_PAGE_OPS: u64 = 12_000;
+pub const MAX_PAGE_OPS: u64 = 8_000;
 
 /// What [`plan_schedule`] shows of a plan too big to simulate whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,10 +230,11 @@ impl ShownScale {
 /// A plan of more than [`MAX_PAGE_OPS`] operations is shown scaled down.
 /// Without a pipeline the step is shown with fewer micro-batches. With one,
 /// stages and micro-batches shrink by the same factor and the layers per
-/// stage stay, so the bubble — (n_l − 1)/n_µ for 1F1B (eq. 8), the modular
-/// pipeline's smaller one (eq. 9) — stays about the plan's: a 814-stage
-/// pipeline of 814 micro-batches (1.3 M operations, ~1 s to simulate in
-/// the browser) is shown as 54 stages of 54 micro-batches.
+/// stage stay, so the bubble — (n_l − 1)/n_µ for 1F1B (sec. 2.4),
+/// (n_l − 1)·n_l/(n_µ·d_l) for the modular pipeline (sec. 4) — stays about
+/// the plan's: X814's baseline without a node limit, 814 stages of 893
+/// micro-batches (1.45 M operations, ~1 s to simulate in the browser), is
+/// shown as 60 stages of 65 micro-batches.
 ///
 /// # Errors
 ///
