@@ -6,6 +6,9 @@ use plan3d_core::schedule::{EventKind, Schedule, Stream};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+/// Left margin of timelines and memory strips (device and memory labels).
+const LEFT: f64 = 66.0;
+
 /// Above this many events a timeline is drawn as merged busy intervals,
 /// so drawing cost does not grow with the event count.
 pub const DETAIL_LIMIT: usize = 4000;
@@ -127,7 +130,8 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
     ctx.fill_rect(0.0, 0.0, w, h);
     let n = tl.compute.len().max(1);
     let has_net = tl.transfers.iter().any(|v| !v.is_empty());
-    let left = if n <= 24 { 58.0 } else { 8.0 };
+    // The same left margin as the memory strip, so their time axes line up.
+    let left = LEFT;
     let (top, bottom) = (6.0, 18.0);
     let row = (h - top - bottom) / n as f64;
     let comp_h = if has_net { row * 0.62 } else { row * 0.85 };
@@ -143,9 +147,10 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
         let y = top + d as f64 * row;
         ctx.set_fill_style_str(lane);
         ctx.fill_rect(left, y, w - left - 8.0, comp_h);
-        if n <= 24 {
+        // Every row labelled up to 24 devices, else the first and last.
+        if n <= 24 || d == 0 || d + 1 == n {
             ctx.set_fill_style_str(fg);
-            let _ = ctx.fill_text(&format!("GPU {d}"), 4.0, y + comp_h * 0.75);
+            let _ = ctx.fill_text(&format!("GPU {d}"), 4.0, y + comp_h.max(8.0) * 0.75);
         }
         let paint = |b: &Block, y: f64, hgt: f64| {
             if b.start >= now {
@@ -201,7 +206,7 @@ pub fn draw_memory(
     if peak <= 0.0 || tl.makespan <= 0.0 {
         return;
     }
-    let (left, top, bottom) = (58.0, 6.0, 16.0);
+    let (left, top, bottom) = (LEFT, 6.0, 16.0);
     let sx = (w - left - 8.0) / tl.makespan;
     let sy = (h - top - bottom) / peak;
     ctx.set_stroke_style_str(line);

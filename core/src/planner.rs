@@ -55,6 +55,19 @@ impl Outputs {
             .find(|(m, _)| *m == method)
             .and_then(|(_, p)| p.as_ref().ok())
     }
+
+    /// The rules' plan to hold against the exhaustive optimum: the one of
+    /// the optimum's method when the rules cover it, else the fastest.
+    #[must_use]
+    pub fn rules_against(&self, optimum: &SearchResult) -> Option<&Plan> {
+        self.selected(optimum.best.evaluation.config.method)
+            .or_else(|| {
+                self.plans
+                    .iter()
+                    .filter_map(|(_, p)| p.as_ref().ok())
+                    .min_by(|a, b| a.evaluation.time.0.total_cmp(&b.evaluation.time.0))
+            })
+    }
 }
 
 /// The constraints the inputs set.

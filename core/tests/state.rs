@@ -198,6 +198,34 @@ fn schedules_and_scaling_for_the_page() {
     assert!(rows.iter().all(|(_, r)| r.len() > 20));
 }
 
+/// The rules held against the optimum: the same method's plan, or the
+/// fastest when the optimum's method has no rules (improved-unpartitioned).
+#[test]
+fn rules_against_the_optimum() {
+    let i = Inputs::default();
+    let (o, r) = (outputs(&i).unwrap(), planner::optimum(&i).unwrap());
+    let p = o.rules_against(&r).unwrap();
+    assert_eq!(p.evaluation.config.method, Method::Improved);
+    assert_eq!(planner::slowdown(p, &r), 1.0);
+    // X24 on 25 Gb/s Ethernet: the optimum is improved-unpartitioned; the
+    // fastest rules' plan is at least as slow.
+    let (i, _) = Inputs::from_query("model=x24&net=ethernet-25");
+    let (o, r) = (outputs(&i).unwrap(), planner::optimum(&i).unwrap());
+    assert_eq!(
+        r.best.evaluation.config.method,
+        Method::ImprovedUnpartitioned
+    );
+    let p = o.rules_against(&r).unwrap();
+    let fastest = o
+        .plans
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok())
+        .map(|p| p.evaluation.time.0)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(p.evaluation.time.0, fastest);
+    assert!(planner::slowdown(p, &r) > 1.0);
+}
+
 /// Plans of any size get a schedule the page can simulate within a frame,
 /// with about the plan's bubble; a too-deep custom model gets an error, not
 /// a freeze.
