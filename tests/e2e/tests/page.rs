@@ -62,15 +62,20 @@ fn phone_width_and_dark_mode() {
         lum[0].as_f64().unwrap() < 60.0 && lum[1].as_f64().unwrap() > 180.0,
         "{lum}"
     );
-    // The memory chart was drawn on a dark background (its corner pixel).
-    let corner = b.exec(
-        "const c = document.querySelector('[data-testid=memory-chart]');
-         const d = c.getContext('2d').getImageData(2, 2, 1, 1).data; return (d[0] + d[1] + d[2]) / 3;",
-        &[],
-    );
+    // The memory chart's background: its corner pixel's brightness.
+    let corner = |b: &Browser| {
+        b.exec(
+            "const c = document.querySelector('[data-testid=memory-chart]');
+             const d = c.getContext('2d').getImageData(2, 2, 1, 1).data; return (d[0] + d[1] + d[2]) / 3;",
+            &[],
+        )
+        .as_f64()
+        .unwrap()
+    };
     assert!(
-        corner.as_f64().unwrap() < 60.0,
-        "memory chart corner {corner}"
+        corner(&b) < 60.0,
+        "dark memory chart: corner {}",
+        corner(&b)
     );
     b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-dark.png"));
     // Canvases have a pixel per CSS pixel across their width (labels keep
@@ -106,14 +111,10 @@ fn phone_width_and_dark_mode() {
         &json!({ "features": [{ "name": "prefers-color-scheme", "value": "light" }] }),
     );
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let corner = b.exec(
-        "const c = document.querySelector('[data-testid=memory-chart]');
-         const d = c.getContext('2d').getImageData(2, 2, 1, 1).data; return (d[0] + d[1] + d[2]) / 3;",
-        &[],
-    );
     assert!(
-        corner.as_f64().unwrap() > 200.0,
-        "memory chart corner {corner}"
+        corner(&b) > 200.0,
+        "light memory chart: corner {}",
+        corner(&b)
     );
     b.cdp(
         "Emulation.setEmulatedMedia",
