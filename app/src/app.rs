@@ -208,16 +208,21 @@ fn relayout() -> RwSignal<u32> {
 }
 
 /// Fits `canvases` (with their CSS heights) when `epoch` has moved on since
-/// `fitted`.
+/// `fitted`; not before one of them is on the page (some are not, in an
+/// embedded view).
 fn refit(fitted: StoredValue<Option<u32>>, epoch: u32, canvases: &[(NodeRef<Canvas>, f64)]) {
     if fitted.get_value() == Some(epoch) {
         return;
     }
-    fitted.set_value(Some(epoch));
+    let mut any = false;
     for (node, h) in canvases {
         if let Some(c) = node.get_untracked() {
             crate::backend::fit(&c, *h);
+            any = true;
         }
+    }
+    if any {
+        fitted.set_value(Some(epoch));
     }
 }
 
