@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::backend::Canvas2d;
+use crate::backend::{Canvas2d, Measured};
 use leptos::ev;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -775,7 +775,7 @@ fn Results(
             Err(_) => (Vec::new(), 0.0),
         });
         let Some(c) = mem_canvas.get() else { return };
-        if let Some(b) = Canvas2d::new(c) {
+        if let Some(b) = Canvas2d::canvas(c) {
             let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
         }
     });
@@ -793,7 +793,7 @@ fn Results(
         );
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
-        if let (Some(b), Ok(rows)) = (Canvas2d::new(c), s.0.as_ref()) {
+        if let (Some(b), Ok(rows)) = (Canvas2d::canvas(c), s.0.as_ref()) {
             if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, dark_mode()) {
                 xmap.set(m);
             }
@@ -1195,7 +1195,9 @@ fn Share(
                 let s = scaling.get_untracked();
                 let Ok(rows) = (*s.0).as_ref() else { return };
                 let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 360));
-                let _ = charts::scaling(&b.into_drawing_area(), rows, false);
+                if let Some(b) = Measured::new(b) {
+                    let _ = charts::scaling(&b.into_drawing_area(), rows, false);
+                }
             }
             _ => {
                 let o = outputs.get_untracked();
@@ -1210,12 +1212,14 @@ fn Share(
                     })
                     .collect();
                 let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 300));
-                let _ = charts::memory(
-                    &b.into_drawing_area(),
-                    &bars,
-                    out.hardware.gpu.memory.get(),
-                    false,
-                );
+                if let Some(b) = Measured::new(b) {
+                    let _ = charts::memory(
+                        &b.into_drawing_area(),
+                        &bars,
+                        out.hardware.gpu.memory.get(),
+                        false,
+                    );
+                }
             }
         }
         let svg = match svg.find('>') {

@@ -65,23 +65,22 @@ pub fn fit(canvas: &HtmlCanvasElement, css_height: f64) -> bool {
     true
 }
 
-/// A [`CanvasBackend`] that measures text with `measureText` and draws in
-/// logical pixels.
-pub struct Canvas2d {
-    inner: CanvasBackend,
+/// A plotters backend whose text is measured with a canvas's `measureText`:
+/// a [`CanvasBackend`] drawing in logical pixels ([`Measured::canvas`]), or
+/// any other backend, such as the SVG exports' ([`Measured::new`]).
+pub struct Measured<B> {
+    inner: B,
     context: CanvasRenderingContext2d,
     size: (u32, u32),
 }
 
-impl Canvas2d {
+/// The canvas backend the charts draw with.
+pub type Canvas2d = Measured<CanvasBackend>;
+
+impl Measured<CanvasBackend> {
     /// The backend for `canvas`, if it has a 2D context.
-    pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
-        let context = canvas
-            .get_context("2d")
-            .ok()
-            .flatten()?
-            .dyn_into::<CanvasRenderingContext2d>()
-            .ok()?;
+    pub fn canvas(canvas: HtmlCanvasElement) -> Option<Self> {
+        let context = context_of(&canvas)?;
         scale_context(&context);
         let (w, h) = logical_size(&canvas);
         Some(Self {
@@ -92,26 +91,51 @@ impl Canvas2d {
     }
 }
 
-/// plotters-canvas does not export its error type's name.
-type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
-type Result<T = ()> = std::result::Result<T, DrawingErrorKind<CanvasError>>;
+impl<B: DrawingBackend> Measured<B> {
+    /// `inner`, with text measured on a detached canvas (never in the page).
+    pub fn new(inner: B) -> Option<Self> {
+        let canvas = web_sys::window()?
+            .document()?
+            .create_element("canvas")
+            .ok()?
+            .dyn_into::<HtmlCanvasElement>()
+            .ok()?;
+        let size = inner.get_size();
+        Some(Self {
+            inner,
+            context: context_of(&canvas)?,
+            size,
+        })
+    }
+}
 
-impl DrawingBackend for Canvas2d {
-    type ErrorType = CanvasError;
+fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas
+        .get_context("2d")
+        .ok()
+        .flatten()?
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()
+}
+
+type Result<T, E> = std::result::Result<T, DrawingErrorKind<E>>;
+
+impl<B: DrawingBackend> DrawingBackend for Measured<B> {
+    type ErrorType = B::ErrorType;
 
     fn get_size(&self) -> (u32, u32) {
         self.size
     }
 
-    fn ensure_prepared(&mut self) -> Result {
+    fn ensure_prepared(&mut self) -> Result<(), B::ErrorType> {
         self.inner.ensure_prepared()
     }
 
-    fn present(&mut self) -> Result {
+    fn present(&mut self) -> Result<(), B::ErrorType> {
         self.inner.present()
     }
 
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result {
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), B::ErrorType> {
         self.inner.draw_pixel(point, color)
     }
 
@@ -120,7 +144,7 @@ impl DrawingBackend for Canvas2d {
         from: BackendCoord,
         to: BackendCoord,
         style: &S,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.draw_line(from, to, style)
     }
 
@@ -130,7 +154,7 @@ impl DrawingBackend for Canvas2d {
         bottom_right: BackendCoord,
         style: &S,
         fill: bool,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.draw_rect(upper_left, bottom_right, style, fill)
     }
 
@@ -138,7 +162,7 @@ impl DrawingBackend for Canvas2d {
         &mut self,
         path: I,
         style: &S,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.draw_path(path, style)
     }
 
@@ -148,7 +172,7 @@ impl DrawingBackend for Canvas2d {
         radius: u32,
         style: &S,
         fill: bool,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.draw_circle(center, radius, style, fill)
     }
 
@@ -156,7 +180,7 @@ impl DrawingBackend for Canvas2d {
         &mut self,
         vert: I,
         style: &S,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.fill_polygon(vert, style)
     }
 
@@ -165,11 +189,15 @@ impl DrawingBackend for Canvas2d {
         text: &str,
         style: &S,
         pos: BackendCoord,
-    ) -> Result {
+    ) -> Result<(), B::ErrorType> {
         self.inner.draw_text(text, style, pos)
     }
 
-    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32)> {
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), B::ErrorType> {
         // The font string CanvasBackend::draw_text sets.
         self.context.set_font(&format!(
             "{} {}px {}",
@@ -185,7 +213,12 @@ impl DrawingBackend for Canvas2d {
         Ok((m.width().ceil() as u32, height.ceil() as u32))
     }
 
-    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result {
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        size: (u32, u32),
+        src: &[u8],
+    ) -> Result<(), B::ErrorType> {
         self.inner.blit_bitmap(pos, size, src)
     }
 }

@@ -311,15 +311,10 @@ fn content_security_policy() -> Result {
         }
         rest = &rest[close..];
     }
-    // plotters measures text with a <span> whose style attribute names the
-    // font (plotters/src/style/font/web.rs); the charts use 13 px sans-serif.
-    // Exactly that attribute is allowed, by hash; no other inline style.
-    let measure = sha256_base64(
-        "display: inline-block; font-family:sans-serif; font-style:normal; font-size: 13px; position: fixed; top: 100%",
-    )?;
+    // No inline style at all: the charts measure text with measureText
+    // (app/src/backend.rs), not with plotters' styled <span>.
     let csp = format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {}; style-src 'self'; \
-         style-src-attr 'unsafe-hashes' 'sha256-{measure}'; \
          img-src 'self' data: blob:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; \
          object-src 'none'; base-uri 'none'; form-action 'none'",
         hashes.join(" ")

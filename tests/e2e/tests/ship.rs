@@ -104,7 +104,9 @@ fn content_security_policy_allows_only_the_page() {
     let csp = csp.as_str().unwrap();
     assert!(csp.starts_with("default-src 'self'"), "{csp}");
     assert!(
-        csp.contains("'wasm-unsafe-eval'") && !csp.contains("unsafe-inline"),
+        csp.contains("'wasm-unsafe-eval'")
+            && !csp.contains("unsafe-inline")
+            && !csp.contains("unsafe-hashes"),
         "{csp}"
     );
     // Exercise the page: sliders, charts, animation.
@@ -115,6 +117,13 @@ fn content_security_policy_allows_only_the_page() {
     );
     b.scroll_into_view("timeline");
     std::thread::sleep(Duration::from_millis(500));
+    // The SVG exports measure their labels too (not with a styled element).
+    b.exec(
+        "for (const id of ['export-scaling-svg', 'export-memory-svg'])
+           document.querySelector(`[data-testid=${id}]`).click();",
+        &[],
+    );
+    std::thread::sleep(Duration::from_millis(300));
     // Nothing the page loaded came from another origin.
     let foreign = b.exec(
         "return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))",
