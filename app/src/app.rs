@@ -782,6 +782,9 @@ fn Results(
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
     let xmap = RwSignal::new(XMap::default());
+    // The model size read off the chart: under the mouse, or stepped with
+    // the arrow keys on the focused chart.
+    let hovered = RwSignal::new(None::<f64>);
     let scale_fitted = StoredValue::new(None);
     // The chart changes with the sweep only; the marker moves with the model
     // on an overlay canvas.
@@ -811,54 +814,104 @@ fn Results(
         let map = xmap.get();
         // A refit clears the overlay, a theme change recolours it.
         epoch.track();
+        let cursor = hovered.get().and_then(|p| map.x_at(p));
         let Some(c) = marker_canvas.get() else { return };
-        timeline::draw_marker(&c, current.and_then(|(p, d)| map.pixel(p, d)), dark_mode());
+        timeline::draw_marker(
+            &c,
+            current.and_then(|(p, d)| map.pixel(p, d)),
+            cursor,
+            map.y0,
+            map.y1,
+            dark_mode(),
+        );
     });
-    let hover = RwSignal::new(String::new());
+    let hover = move || {
+        let p = hovered.get()?;
+        let s = scaling.get();
+        let rows = s.0.as_ref().as_ref().ok()?;
+        let nearest = |r: &'_ [plan3d_core::search::SweepRow]| {
+            r.iter()
+                .min_by(|a, b| {
+                    (a.params.ln() - p.ln())
+                        .abs()
+                        .total_cmp(&(b.params.ln() - p.ln()).abs())
+                })
+                .map(|row| {
+                    (
+                        row.x,
+                        row.params,
+                        row.plan.as_ref().ok().map(|p| p.evaluation),
+                    )
+                })
+        };
+        let (x, params, _) = nearest(&rows.first()?.1)?;
+        let per: Vec<String> = rows
+            .iter()
+            .filter_map(|(m, r)| {
+                let e = nearest(r)?.2?;
+                Some(format!(
+                    "{} {} on {} GPUs",
+                    m.name(),
+                    fmt::duration(e.time.days()),
+                    e.gpus
+                ))
+            })
+            .collect();
+        let per = if per.is_empty() {
+            "no method has a plan at this size".to_string()
+        } else {
+            per.join("; ")
+        };
+        Some(format!("X{x} ({} parameters): {per}", fmt::params(params)))
+    };
     let on_move = move |e: web_sys::MouseEvent| {
         let Some(c) = scale_canvas.get_untracked() else {
             return;
         };
         // The chart's logical pixels over CSS pixels (1 once fitted).
         let ratio = crate::backend::logical_size(&c).0 / f64::from(c.client_width().max(1));
-        let Some(p) = xmap
+        if let Some(p) = xmap
             .get_untracked()
             .params_at(f64::from(e.offset_x()) * ratio)
-        else {
+        {
+            hovered.set(Some(p));
+        }
+    };
+    let on_key = move |e: web_sys::KeyboardEvent| {
+        let step: i64 = match e.key().as_str() {
+            "ArrowLeft" | "ArrowDown" => -1,
+            "ArrowRight" | "ArrowUp" => 1,
+            "Home" => i64::MIN / 2,
+            "End" => i64::MAX / 2,
+            _ => return,
+        };
+        e.prevent_default();
+        let s = scaling.get_untracked();
+        let Some(grid) = s.0.as_ref().as_ref().ok().and_then(|r| r.first()) else {
             return;
         };
-        let s = scaling.get_untracked();
-        let Ok(rows) = s.0.as_ref() else { return };
-        let text = rows
-            .iter()
-            .filter_map(|(m, r)| {
-                let row = r.iter().min_by(|a, b| {
-                    (a.params.ln() - p.ln())
+        let grid: Vec<f64> = grid.1.iter().map(|r| r.params).collect();
+        if grid.is_empty() {
+            return;
+        }
+        // From the point read last, or the current model.
+        let from = hovered
+            .get_untracked()
+            .or_else(|| outputs.with_untracked(|o| (*o.0).as_ref().ok().map(|o| o.model.params())));
+        let k = from.map_or(0, |p| {
+            grid.iter()
+                .enumerate()
+                .min_by(|a, b| {
+                    (a.1.ln() - p.ln())
                         .abs()
-                        .total_cmp(&(b.params.ln() - p.ln()).abs())
-                })?;
-                let plan = row.plan.as_ref().ok()?;
-                Some((
-                    row.x,
-                    row.params,
-                    format!(
-                        "{} {} on {} GPUs",
-                        m.name(),
-                        fmt::duration(plan.evaluation.time.days()),
-                        plan.evaluation.gpus
-                    ),
-                ))
-            })
-            .fold((0, 0.0, Vec::new()), |(_, _, mut v), (x, p, t)| {
-                v.push(t);
-                (x, p, v)
-            });
-        hover.set(format!(
-            "X{} ({} parameters): {}",
-            text.0,
-            fmt::params(text.1),
-            text.2.join("; ")
-        ));
+                        .total_cmp(&(b.1.ln() - p.ln()).abs())
+                })
+                .map_or(0, |(k, _)| k)
+        });
+        let k = (k as i64)
+            .saturating_add(step)
+            .clamp(0, grid.len() as i64 - 1) as usize;
+        hovered.set(Some(grid[k]));
     };
 
     let show_plans = matches!(only, None | Some(EmbedView::Planner));
@@ -907,9 +960,12 @@ fn Results(
                 <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
                     role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>
                 <canvas node_ref=marker_canvas width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
-                    aria-hidden="true" on:mousemove=on_move></canvas>
+                    tabindex="0" aria-label="Read the scaling chart: the left and right arrow keys step through model sizes"
+                    aria-describedby="p3-scale-read" on:mousemove=on_move on:keydown=on_key></canvas>
             </div>
-            <p class="p3-hint" data-testid="scaling-hover">{move || hover.get()}</p>
+            <p class="p3-hint" id="p3-scale-read" aria-live="polite" data-testid="scaling-hover">
+                {move || hover().unwrap_or_else(|| "Hover the chart, or focus it and use the arrow keys, to read each method's plan at a size.".into())}
+            </p>
         </section> })}
     }
 }

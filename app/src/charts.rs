@@ -58,6 +58,17 @@ impl XMap {
             .then(|| 10f64.powf(self.lo + f * (self.hi - self.lo)))
     }
 
+    /// The x pixel of a parameter count, if inside the plot.
+    pub fn x_at(&self, params: f64) -> Option<f64> {
+        if self.x1 <= self.x0 || params.is_nan() || params <= 0.0 {
+            return None;
+        }
+        let fx = (params.log10() - self.lo) / (self.hi - self.lo);
+        (0.0..=1.0)
+            .contains(&fx)
+            .then(|| f64::from(self.x0) + fx * f64::from(self.x1 - self.x0))
+    }
+
     /// The pixel of a (parameters, days) point, if inside the plot.
     pub fn pixel(&self, params: f64, days: f64) -> Option<(f64, f64)> {
         if self.x1 <= self.x0 || !(params > 0.0 && days > 0.0) {

@@ -204,6 +204,29 @@ fn charts_draw_and_the_schedule_animates() {
         WAIT,
     );
     assert!(hover.as_str().unwrap().contains("improved"), "{hover}");
+    // The same from the keyboard: focus the chart, step with the arrows.
+    let key = |b: &Browser, k: &str| {
+        b.exec(
+            "const c = document.querySelector('[data-testid=scaling-marker]'); c.focus();
+             c.dispatchEvent(new KeyboardEvent('keydown', { key: arguments[0], bubbles: true }));",
+            &[json!(k)],
+        );
+        // The text updates in a microtask: read it in the next call.
+        b.text("scaling-hover")
+    };
+    let first = key(&b, "Home");
+    let second = key(&b, "ArrowRight");
+    let last = key(&b, "End");
+    assert!(
+        first.starts_with('X') && first.contains("baseline"),
+        "{first}"
+    );
+    assert!(
+        first != second && second != last,
+        "{first} | {second} | {last}"
+    );
+    assert!(last.contains("no method"), "{last}");
+    assert_eq!(key(&b, "End"), last, "End stays at the last size");
     b.screenshot(&artifact("planner-charts"));
 }
 
