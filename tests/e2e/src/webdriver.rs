@@ -134,7 +134,7 @@ impl Browser {
                 "binary": std::env::var("PLAN3D_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                         "--no-first-run", "--disable-quic", "--hide-scrollbars",
+                         "--no-first-run", "--disable-quic", "--hide-scrollbars", "--js-flags=--expose-gc",
                          format!("--window-size={width},{height}"),
                          format!("--user-data-dir={}", profile.display())]
             }
