@@ -675,25 +675,31 @@ fn Results(
                 None => v.push(view! { <tr><td colspan="9" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
                 Some(Ok(r)) => {
                     let e = r.best.evaluation;
-                    let vs_rules = o
-                        .rules_against(r)
-                        .map(|p| (p.evaluation.config.method, planner::slowdown(p, r)));
+                    let vs_rules = o.rules_against(r).map(|p| {
+                        (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
+                    });
                     v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
+                    let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
+                    let rules = |m: Method| {
+                        if m == e.config.method {
+                            "the paper's rules".to_string()
+                        } else {
+                            format!("the paper's rules (at best, {})", m.name())
+                        }
+                    };
                     let note = match vs_rules {
-                        Some((m, x)) if x > 1.0 + 1e-9 => format!(
-                            "Exhaustive search over every configuration ({} evaluated): the paper's rules{} are {} slower.",
-                            r.evaluated,
-                            if m == e.config.method {
-                                String::new()
-                            } else {
-                                format!(" (at best, {})", m.name())
-                            },
+                        Some((m, planner::Standing::Slower(x))) => {
+                            format!("{searched}: {} are {} slower.", rules(m), fmt::pct(x - 1.0))
+                        }
+                        Some((m, planner::Standing::MoreGpus(x))) => format!(
+                            "{searched}: {} need {} more GPUs to meet the target time.",
+                            rules(m),
                             fmt::pct(x - 1.0)
                         ),
-                        _ => format!(
-                            "Exhaustive search over every configuration ({} evaluated): the paper's rules find the optimum.",
-                            r.evaluated
-                        ),
+                        Some((m, planner::Standing::MissesTarget)) => {
+                            format!("{searched}: {} miss the target time.", rules(m))
+                        }
+                        _ => format!("{searched}: the paper's rules find the optimum."),
                     };
                     v.push(view! { <tr><td colspan="9" class="p3-note">{note}</td></tr> }.into_any());
                 }

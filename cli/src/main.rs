@@ -786,6 +786,9 @@ fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
                     "days": p.evaluation.time.days(),
                     "efficiency": p.evaluation.efficiency,
                     "slowdown": plan3d_core::planner::slowdown(&p, &r),
+                    "gpu_ratio": p.evaluation.gpus as f64 / r.best.evaluation.gpus as f64,
+                    "optimal": plan3d_core::planner::standing(&p, &r, &c)
+                        == plan3d_core::planner::Standing::Optimal,
                 });
             }
             Ok(v)

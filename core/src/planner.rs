@@ -131,6 +131,50 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
     )
 }
 
+/// Where a rules' plan stands against the exhaustive optimum, in the
+/// search's objective: training time when it looks for the fastest plan,
+/// the GPU count when a target time is set (the fewest GPUs that meet it;
+/// there the rules' plan may well be faster, with more GPUs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Standing {
+    /// The rules reach the optimum's objective value.
+    Optimal,
+    /// The rules' plan trains this many times as long (> 1).
+    Slower(f64),
+    /// The rules' plan needs this many times the GPUs (> 1) to meet the
+    /// target time.
+    MoreGpus(f64),
+    /// The optimum meets the target time; the rules' plan does not.
+    MissesTarget,
+}
+
+/// Where `plan` stands against `optimum` under `constraints`.
+#[must_use]
+pub fn standing(plan: &Plan, optimum: &SearchResult, constraints: &Constraints) -> Standing {
+    const TIE: f64 = 1e-9;
+    let opt = optimum.best.evaluation;
+    // With a target the search minimises GPUs among plans that meet it;
+    // when none does, it returns the fastest, as without one.
+    let target = constraints
+        .target_days
+        .filter(|&d| opt.time.days() <= d * (1.0 + TIE));
+    if let Some(days) = target {
+        if plan.evaluation.time.days() > days * (1.0 + TIE) {
+            return Standing::MissesTarget;
+        }
+        let r = plan.evaluation.gpus as f64 / opt.gpus as f64;
+        if r > 1.0 + TIE {
+            return Standing::MoreGpus(r);
+        }
+    } else {
+        let r = slowdown(plan, optimum);
+        if r > 1.0 + TIE {
+            return Standing::Slower(r);
+        }
+    }
+    Standing::Optimal
+}
+
 /// The inputs [`optimum`] reads: `inputs` with what it ignores (the method
 /// shown, the comparison, the embed view) set to defaults, for caching.
 #[must_use]

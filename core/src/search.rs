@@ -109,7 +109,8 @@ pub struct Constraints {
     pub exact_gpus: Option<u64>,
     /// A fixed tensor-parallel degree instead of the 25 % rule.
     pub tensor: Option<u32>,
-    /// A batch limit other than the critical batch, in sequences.
+    /// A batch limit below the critical batch, in sequences (a limit above
+    /// it is the critical batch: plans never exceed b_c).
     pub batch: Option<u64>,
     /// Train within this many days with as few GPUs as possible.
     pub target_days: Option<f64>,
@@ -460,10 +461,18 @@ pub struct Plan {
     pub binding: Bindings,
 }
 
+/// The largest batch a plan may use, and whether it is the critical batch.
+/// A limit above b_c is b_c: the paper trains at the critical batch
+/// (sec. 5), and past it a step's extra sequences do not cut the step
+/// count (eq. 2), so they only add work; the rules took them anyway (18.7
+/// days for Megatron 1T on H100s with a 9113-sequence limit, against 6.2
+/// days at b ≤ b_c), and the exhaustive search's bound assumed none.
 fn batch_limit(model: &ModelShape, c: &Constraints) -> Result<(f64, bool), Error> {
+    let bc = model.critical_batch();
     let (limit, critical) = match c.batch {
-        Some(b) => (b as f64, false),
-        None => (model.critical_batch(), true),
+        // At least one sequence, even for a model whose b_c is below one.
+        Some(b) => ((b as f64).min(bc.max(1.0)), b as f64 >= bc),
+        None => (bc, true),
     };
     if limit < 1.0 {
         return Err(Error::OutOfRange {
@@ -596,6 +605,8 @@ struct Ctx<'a> {
     hw: &'a Hardware,
     c: &'a Constraints,
     limit: f64,
+    /// Is the limit the critical batch (no lower limit was set)?
+    critical: bool,
     batch_max: u64,
     budget: Option<u64>,
 }
@@ -651,10 +662,14 @@ fn rule_config(
                 data,
                 batch: e.batch,
                 limit: ctx.limit,
-                critical: ctx.c.batch.is_none(),
+                critical: ctx.critical,
             });
         }
     };
+    // The deepest pipeline the GPU budget holds at this tensor degree.
+    let pipe_budget = ctx
+        .budget
+        .map_or(u32::MAX, |g| (g / na).clamp(1, u64::from(u32::MAX)) as u32);
     if method.layered() {
         // Fact 13: b_µ = 1, the smallest n_µ satisfying eq. 9, n_b = ⌊b/n_µ⌋,
         // then the fastest n_l ≤ n_µ.
@@ -689,7 +704,11 @@ fn rule_config(
         };
         let (nmu, _, bound, hidden) = smallest(ctx.batch_max, |n| ctx.eval(with(n, 1).0))?;
         let nmu = with(nmu, 1).0.micro_batches;
-        let max_pipe = if par.pipe() { nmu.min(m.layers) } else { 1 };
+        let max_pipe = if par.pipe() {
+            nmu.min(m.layers).min(pipe_budget)
+        } else {
+            1
+        };
         let mut best: Option<(Evaluation, bool)> = None;
         for pipe in 1..=max_pipe {
             let (cfg, capped) = with(nmu, pipe);
@@ -727,9 +746,10 @@ fn rule_config(
         return Ok(e);
     }
 
-    // Baseline and partitioned (facts 11–12).
+    // Baseline and partitioned (facts 11–12): as deep as the layers, or as
+    // the GPU budget allows.
     let pipe = if method == Method::Baseline && par.pipe() {
-        m.layers
+        m.layers.min(pipe_budget)
     } else {
         1
     };
@@ -859,12 +879,13 @@ pub fn rules(
     if let Some(days) = c.target_days {
         return fewest_gpus(c, days, |cc| rules(model, hw, method, par, cc));
     }
-    let (limit, _) = batch_limit(model, c)?;
+    let (limit, critical) = batch_limit(model, c)?;
     let ctx = Ctx {
         model,
         hw,
         c,
         limit,
+        critical,
         batch_max: math::floor(limit) as u64,
         budget: c.budget(),
     };
@@ -1042,10 +1063,10 @@ pub fn exhaustive(
     };
     let budget = c.budget();
     let dl = f64::from(model.layers);
-    // Work of the run when b ≤ b_c; above b_c it only grows.
+    // Work of the run: b ≤ b_c, so 10⁵ steps of b_c sequences' work.
     let w0 = c.activation.flops_per_token_param()
         * crate::TRAINING_STEPS
-        * limit.max(model.critical_batch())
+        * model.critical_batch()
         * f64::from(model.seq_len)
         * model.params()
         / (hw.gpu.peak.0 * hw.kernel_efficiency);

@@ -4,7 +4,7 @@
 //! test` runs them so), 2 000 in debug; `PLAN3D_ROBUST_CASES` overrides.
 
 use plan3d_core::{
-    evaluate, hardware, model,
+    evaluate, hardware, model, planner,
     schedule::{simulate, Durations, MemorySizes, ScheduleKind, ScheduleSpec},
     search::{exhaustive, rules, sweep_scaled, Constraints, Parallelism, Scaling},
     state::Inputs,
@@ -283,6 +283,102 @@ proptest! {
             let (back, n2) = Inputs::from_query(&i.to_query());
             prop_assert!(n2.is_empty());
             prop_assert_eq!(back, i);
+        }
+    }
+}
+
+/// The page's whole pipeline from a URL: plans, needs, the exhaustive
+/// optimum and the shown schedule. Each case runs searches and simulations
+/// (~0.1 s a case on average, natively), so 1/400 of the cases of the
+/// other entry points: 250 in release.
+fn page_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: (cases() / 400).max(10),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn page_query() -> impl Strategy<Value = String> {
+    let model = prop_oneof![
+        (1u32..=2048).prop_map(|x| format!("x{}", 2 * x)),
+        (0usize..model::PRESETS.len()).prop_map(|i| model::PRESETS[i].0.to_string()),
+    ];
+    (
+        model,
+        0usize..hardware::GPUS.len(),
+        prop_oneof![
+            (1u32..=72).prop_map(|n| n.to_string()),
+            Just("none".to_string())
+        ],
+        0usize..Network::ALL.len(),
+        0usize..Parallelism::ALL.len(),
+        proptest::option::of(1u64..1_000_000),
+        proptest::option::of(1u64..100_000),
+        proptest::option::of(0.01f64..10_000.0),
+        0usize..4,
+    )
+        .prop_map(|(m, g, node, net, par, gpus, batch, days, act)| {
+            let mut q = format!(
+                "model={m}&gpu={}&node={node}&net={}&par={}&act={}",
+                hardware::GPUS[g].name,
+                Network::ALL[net].name(),
+                Parallelism::ALL[par].name().replace('+', "%2B"),
+                ["paper", "full", "selective", "none"][act]
+            );
+            if let Some(g) = gpus {
+                q += &format!("&gpus={g}");
+            }
+            if let Some(b) = batch {
+                q += &format!("&batch={b}");
+            }
+            if let Some(d) = days {
+                q += &format!("&days={d}");
+            }
+            q
+        })
+}
+
+proptest! {
+    #![proptest_config(page_config())]
+
+    #[test]
+    fn robust_page_pipeline(q in page_query()) {
+        let (i, notices) = Inputs::from_query(&q);
+        prop_assert!(notices.is_empty(), "{q}: {notices:?}");
+        let Ok(o) = planner::outputs(&i) else { return Ok(()) };
+        for (_, p) in &o.plans {
+            let Ok(p) = p else { continue };
+            finite_evaluation(&p.evaluation)?;
+            for n in planner::needs(p, &o.hardware) {
+                prop_assert!(n.required.get().is_finite() && n.available.get().is_finite());
+            }
+            if let Ok((s, shown)) = planner::plan_schedule(&o.model, &o.hardware, p) {
+                let ops = 2 * u64::from(s.spec.layers) * u64::from(s.spec.micro_batches);
+                prop_assert!(ops <= planner::MAX_PAGE_OPS, "{q}: {ops} operations");
+                prop_assert!(s.makespan.is_finite() && s.bubble_fraction.is_finite());
+                prop_assert_eq!(shown.devices.0, s.spec.devices);
+            }
+        }
+        if let Ok(r) = planner::optimum(&i) {
+            finite_evaluation(&r.best.evaluation)?;
+            // No rules' plan beats the optimum in the search's objective:
+            // fewer GPUs within a target time the optimum meets, else less
+            // time.
+            if let Some(p) = o.rules_against(&r) {
+                let (e, best) = (p.evaluation, r.best.evaluation);
+                let reached = |t: f64| i.target_days.is_some_and(|d| t / 86_400.0 <= d * (1.0 + 1e-9));
+                if reached(best.time.0) && reached(e.time.0) {
+                    prop_assert!(e.gpus >= best.gpus, "{q}: rules use fewer GPUs");
+                } else if !reached(best.time.0) {
+                    prop_assert!(planner::slowdown(p, &r) >= 1.0 - 1e-9, "{q}: rules beat the optimum");
+                    prop_assert!(!reached(e.time.0), "{q}: rules meet a target the optimum misses");
+                }
+                let standing = planner::standing(p, &r, &o.constraints);
+                if let planner::Standing::Slower(x) | planner::Standing::MoreGpus(x) = standing {
+                    prop_assert!(x > 1.0 && x.is_finite(), "{q}: {standing:?}");
+                }
+            }
         }
     }
 }
