@@ -517,7 +517,6 @@ fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error
 /// Every overhead here falls as n_µ grows with b/n_b/n_µ fixed, or stays:
 /// the search relies on that to bound a row of candidates by its largest
 /// n_µ.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn data_transfers(
     method: Method,
     pipe: u32,
@@ -525,10 +524,10 @@ pub(crate) fn data_transfers(
     batch_per_instance: f64,
     micro_batches: f64,
     ds: f64,
-    nu_net: Intensity,
-    net: Link,
+    hw: &Hardware,
 ) -> (Transfer, Option<Transfer>) {
     let (bi, nmu) = (batch_per_instance, micro_batches);
+    let (nu_net, net) = (hw.network_threshold(), hw.network_link());
     let (fwd, bwd) = (2.0 / f, (f - 2.0) / f);
     let d = TransferKind::DataBackward;
     match (method.layered(), method.partitioned()) {
@@ -612,11 +611,7 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     // Fraction of a step's compute spent in the forward pass.
     let fwd = 2.0 / f;
     let nu_net = hw.network_threshold();
-    let net = if hw.network.is_infiniband() {
-        Link::InfiniBand
-    } else {
-        Link::Ethernet
-    };
+    let net = hw.network_link();
     let layered = cfg.method.layered();
     let partitioned = cfg.method.partitioned();
 
@@ -648,8 +643,7 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     if cfg.data > 1 {
         // The governing transfer (eq. 5, 7, 8 or 9) is the one fact 10 adds
         // to the PCIe load.
-        let (governing, backward) =
-            data_transfers(cfg.method, cfg.pipe, f, b / nb, nmu, ds, nu_net, net);
+        let (governing, backward) = data_transfers(cfg.method, cfg.pipe, f, b / nb, nmu, ds, hw);
         for (t, gov) in [(Some(governing), true), (backward, false)] {
             let Some(t) = t else { continue };
             o.data += t.overhead;

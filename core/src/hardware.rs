@@ -287,6 +287,16 @@ impl Hardware {
         Ok(self)
     }
 
+    /// The link of the data and pipeline network: InfiniBand or Ethernet.
+    #[must_use]
+    pub fn network_link(&self) -> Link {
+        if self.network.is_infiniband() {
+            Link::InfiniBand
+        } else {
+            Link::Ethernet
+        }
+    }
+
     /// Bandwidth of a link. InfiniBand and Ethernet give the configured
     /// network when it is of that kind, else the paper's (200 / 25 Gb/s).
     #[must_use]

@@ -1074,26 +1074,12 @@ pub fn exhaustive(
     // parallelism (C.4.1), from the same function.
     let f = c.activation.flops_per_token_param();
     let ds = f64::from(model.seq_len);
-    let nu_net = hw.network_threshold();
-    let net = if hw.network.is_infiniband() {
-        crate::hardware::Link::InfiniBand
-    } else {
-        crate::hardware::Link::Ethernet
-    };
     let data_overhead = |m: Method, nl: u32, nb: u64, nmu: u64, bmu: u64| -> f64 {
         if nb <= 1 {
             return 0.0;
         }
-        let (g, back) = crate::evaluate::data_transfers(
-            m,
-            nl,
-            f,
-            (nmu * bmu) as f64,
-            nmu as f64,
-            ds,
-            nu_net,
-            net,
-        );
+        let (g, back) =
+            crate::evaluate::data_transfers(m, nl, f, (nmu * bmu) as f64, nmu as f64, ds, hw);
         g.overhead + back.map_or(0.0, |t| t.overhead)
     };
     let mut evaluated = 0u64;
