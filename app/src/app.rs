@@ -11,7 +11,7 @@ use plan3d_core::{
     export, hardware, model,
     planner::{self, Need, Outputs, ShownScale, METHODS},
     schedule::Schedule,
-    search::{Parallelism, Plan},
+    search::{nearest_row, Parallelism, Plan, SweepRow},
     state::{
         read_scenario, Comparison, EmbedView, Inputs, ModelChoice, Notice, KEFF_RANGE, NODE_RANGE,
         SCENARIO_PREFIX,
@@ -835,26 +835,15 @@ fn Results(
         let p = hovered.get()?;
         let s = scaling.get();
         let rows = s.0.as_ref().as_ref().ok()?;
-        let nearest = |r: &'_ [plan3d_core::search::SweepRow]| {
-            r.iter()
-                .min_by(|a, b| {
-                    (a.params.ln() - p.ln())
-                        .abs()
-                        .total_cmp(&(b.params.ln() - p.ln()).abs())
-                })
-                .map(|row| {
-                    (
-                        row.x,
-                        row.params,
-                        row.plan.as_ref().ok().map(|p| p.evaluation),
-                    )
-                })
-        };
-        let (x, params, _) = nearest(&rows.first()?.1)?;
+        fn nearest(r: &[SweepRow], p: f64) -> Option<&SweepRow> {
+            r.get(nearest_row(r, p)?)
+        }
+        let first = nearest(&rows.first()?.1, p)?;
+        let (x, params) = (first.x, first.params);
         let per: Vec<String> = rows
             .iter()
             .filter_map(|(m, r)| {
-                let e = nearest(r)?.2?;
+                let e = nearest(r, p)?.plan.as_ref().ok()?.evaluation;
                 Some(format!(
                     "{} {} on {} GPUs",
                     m.name(),
@@ -896,7 +885,7 @@ fn Results(
         let Some(grid) = s.0.as_ref().as_ref().ok().and_then(|r| r.first()) else {
             return;
         };
-        let grid: Vec<f64> = grid.1.iter().map(|r| r.params).collect();
+        let grid = &grid.1;
         if grid.is_empty() {
             return;
         }
@@ -904,20 +893,11 @@ fn Results(
         let from = hovered
             .get_untracked()
             .or_else(|| outputs.with_untracked(|o| (*o.0).as_ref().ok().map(|o| o.model.params())));
-        let k = from.map_or(0, |p| {
-            grid.iter()
-                .enumerate()
-                .min_by(|a, b| {
-                    (a.1.ln() - p.ln())
-                        .abs()
-                        .total_cmp(&(b.1.ln() - p.ln()).abs())
-                })
-                .map_or(0, |(k, _)| k)
-        });
+        let k = from.and_then(|p| nearest_row(grid, p)).unwrap_or(0);
         let k = (k as i64)
             .saturating_add(step)
             .clamp(0, grid.len() as i64 - 1) as usize;
-        hovered.set(Some(grid[k]));
+        hovered.set(Some(grid[k].params));
     };
 
     let show_plans = matches!(only, None | Some(EmbedView::Planner));

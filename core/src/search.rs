@@ -1351,6 +1351,21 @@ pub struct SweepRow {
     pub plan: Result<Plan, Error>,
 }
 
+/// The index of the sweep row nearest `params` on the log scale the sweep
+/// is spaced on (what a chart of it shows under a cursor).
+#[must_use]
+pub fn nearest_row(rows: &[SweepRow], params: f64) -> Option<usize> {
+    let at = math::log10(params);
+    rows.iter()
+        .enumerate()
+        .min_by(|a, b| {
+            (math::log10(a.1.params) - at)
+                .abs()
+                .total_cmp(&(math::log10(b.1.params) - at).abs())
+        })
+        .map(|(k, _)| k)
+}
+
 /// How a model's shape grows with its size in a sweep.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scaling {

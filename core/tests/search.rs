@@ -602,6 +602,36 @@ mod sweeps {
         .unwrap();
         assert_eq!(one.len(), 1);
     }
+
+    #[test]
+    fn nearest_row_is_nearest_on_the_log_scale() {
+        use plan3d_core::search::nearest_row;
+        let hw = Hardware::default();
+        let c = Constraints::default();
+        let rows = sweep(
+            &hw,
+            Method::Improved,
+            Parallelism::ThreeD,
+            &c,
+            1e9,
+            1e15,
+            13,
+        )
+        .unwrap();
+        // Every row is its own nearest; a point between two rows goes to
+        // the one nearer in log10, not in parameters.
+        for (k, r) in rows.iter().enumerate() {
+            assert_eq!(nearest_row(&rows, r.params), Some(k));
+        }
+        let (a, b) = (rows[4].params, rows[5].params);
+        let geometric_mid = (a * b).sqrt();
+        assert_eq!(nearest_row(&rows, geometric_mid * 0.98), Some(4));
+        assert_eq!(nearest_row(&rows, geometric_mid * 1.02), Some(5));
+        // The arithmetic midpoint is nearer the upper row on a log scale.
+        assert_eq!(nearest_row(&rows, (a + b) / 2.0), Some(5));
+        assert_eq!(nearest_row(&rows, 1.0), Some(0));
+        assert_eq!(nearest_row(&[], 1e12), None);
+    }
 }
 
 mod custom_scaling {
