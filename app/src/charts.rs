@@ -71,17 +71,14 @@ impl XMap {
 
     /// The pixel of a (parameters, days) point, if inside the plot.
     pub fn pixel(&self, params: f64, days: f64) -> Option<(f64, f64)> {
-        if self.x1 <= self.x0 || !(params > 0.0 && days > 0.0) {
+        let x = self.x_at(params)?;
+        if days.is_nan() || days <= 0.0 {
             return None;
         }
-        let fx = (params.log10() - self.lo) / (self.hi - self.lo);
         let fy = (days.log10() - self.ylo) / (self.yhi - self.ylo);
-        ((0.0..=1.0).contains(&fx) && (0.0..=1.0).contains(&fy)).then(|| {
-            (
-                f64::from(self.x0) + fx * f64::from(self.x1 - self.x0),
-                f64::from(self.y1) - fy * f64::from(self.y1 - self.y0),
-            )
-        })
+        (0.0..=1.0)
+            .contains(&fy)
+            .then(|| (x, f64::from(self.y1) - fy * f64::from(self.y1 - self.y0)))
     }
 }
 
