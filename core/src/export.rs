@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use crate::evaluate::{Evaluation, Method};
+use crate::cost::{Evaluation, Method};
 use crate::planner::Outputs;
 use crate::search::{Plan, SearchResult, SweepRow};
 use crate::state::Inputs;

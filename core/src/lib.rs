@@ -46,14 +46,13 @@ extern crate std;
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod cost;
 mod error;
 pub mod estimate;
-mod evaluate;
 #[cfg(feature = "alloc")]
 pub mod export;
 pub mod hardware;
 mod math;
-pub mod memory;
 pub mod model;
 #[cfg(feature = "alloc")]
 pub mod planner;
@@ -66,11 +65,12 @@ pub mod state;
 pub mod units;
 pub mod zero;
 
-pub use error::Error;
-pub use evaluate::{
-    evaluate, memory as memory_per_gpu, Config, Evaluation, Method, Overheads, Transfer,
-    TransferKind, Transfers, MAX_DEGREE, MAX_GPUS, TRAINING_STEPS,
+pub use cost::memory;
+pub use cost::{
+    evaluate, memory_per_gpu, Config, Evaluation, Method, Overheads, Transfer, TransferKind,
+    Transfers, MAX_DEGREE, MAX_GPUS, TRAINING_STEPS,
 };
+pub use error::Error;
 pub use hardware::{Gpu, Hardware, Link, Network};
 pub use math::round_sig;
 pub use memory::{ActivationModel, MemoryBreakdown};

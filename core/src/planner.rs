@@ -4,8 +4,8 @@
 
 use alloc::vec::Vec;
 
+use crate::cost::{Method, TransferKind};
 use crate::error::Error;
-use crate::evaluate::{Method, TransferKind};
 use crate::hardware::{Hardware, Link};
 use crate::model::ModelShape;
 use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};

@@ -12,8 +12,8 @@ use core::fmt;
 
 use alloc::vec::Vec;
 
+use crate::cost::{evaluate, Config, Evaluation, Method, TransferKind};
 use crate::error::{check_range, Error};
-use crate::evaluate::{evaluate, Config, Evaluation, Method, TransferKind};
 use crate::hardware::{Hardware, Link};
 use crate::math;
 use crate::memory::ActivationModel;
@@ -1079,7 +1079,7 @@ pub fn exhaustive(
             return 0.0;
         }
         let (g, back) =
-            crate::evaluate::data_transfers(m, nl, f, (nmu * bmu) as f64, nmu as f64, ds, hw);
+            crate::cost::comm::data_transfers(m, nl, f, (nmu * bmu) as f64, nmu as f64, ds, hw);
         g.overhead + back.map_or(0.0, |t| t.overhead)
     };
     let mut evaluated = 0u64;
@@ -1133,12 +1133,16 @@ pub fn exhaustive(
                         break;
                     }
                     let fixed =
-                        (1.0 + t_oh) * (1.0 + crate::evaluate::imbalance(f64::from(nl), dl));
+                        (1.0 + t_oh) * (1.0 + crate::cost::overheads::imbalance(f64::from(nl), dl));
                     // A lower bound on the time of n_b instances of n_µ_real
                     // micro-batches, and whether it can still win.
                     let hopeful = |nb: u64, nmu_real: f64, best: &Option<Evaluation>| {
-                        let bubble =
-                            crate::evaluate::bubble(m.layered(), f64::from(nl), nmu_real, dl);
+                        let bubble = crate::cost::overheads::bubble(
+                            m.layered(),
+                            f64::from(nl),
+                            nmu_real,
+                            dl,
+                        );
                         let lb = w0 / (nb * mp) as f64 * fixed * (1.0 + bubble);
                         best.as_ref().is_none_or(|b| lb < b.time.0)
                     };
@@ -1194,7 +1198,7 @@ pub fn exhaustive(
                             // in n_b, so it skips rather than stops. On slow
                             // networks it spares most evaluations.
                             if let Some(b) = &best {
-                                let bubble = crate::evaluate::bubble(
+                                let bubble = crate::cost::overheads::bubble(
                                     m.layered(),
                                     f64::from(nl),
                                     nmu_max as f64,

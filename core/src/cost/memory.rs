@@ -1,5 +1,10 @@
 //! Memory per GPU (App. C.3) and the activation models a user can pick.
 
+use crate::cost::config::{validate, Config};
+use crate::error::Error;
+use crate::hardware::Hardware;
+use crate::math;
+use crate::model::ModelShape;
 use crate::units::Bytes;
 
 /// How activations are kept for the backward pass.
@@ -134,5 +139,77 @@ impl MemoryBreakdown {
         } else {
             self.total()
         }
+    }
+}
+
+/// Memory per GPU of a configuration (App. C.3; MODEL_NOTES facts 3–4).
+///
+/// * state: 12p/(n_l·n_a), or 12p/n_gpu when partitioned;
+/// * checkpoints: 2·b·d_s·d_m·d_l/n_gpu (whole batch, every method);
+/// * buffers: 6·p_l/n_a (two parameter buffers and one gradient buffer);
+/// * activations: b_µ·d_s·m0/n_a for the paper's model; see
+///   [`ActivationModel`] for the others.
+///
+/// # Errors
+///
+/// As [`crate::evaluate`].
+pub fn memory_per_gpu(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+) -> Result<MemoryBreakdown, Error> {
+    validate(model, hw, cfg)?;
+    Ok(memory_unchecked(model, cfg))
+}
+
+pub(crate) fn memory_unchecked(model: &ModelShape, cfg: &Config) -> MemoryBreakdown {
+    let p = model.params();
+    let (nb, nl, na) = (
+        f64::from(cfg.data),
+        f64::from(cfg.pipe),
+        f64::from(cfg.tensor),
+    );
+    let ngpu = nb * nl * na;
+    let b = cfg.batch() as f64;
+    let bmu = f64::from(cfg.micro_batch);
+    let (ds, dm, dl) = (
+        f64::from(model.seq_len),
+        model.width() as f64,
+        f64::from(model.layers),
+    );
+    let state = if cfg.method.partitioned() {
+        12.0 * p / ngpu
+    } else {
+        12.0 * p / (nl * na)
+    };
+    let buffers = 6.0 * model.layer_params() / na;
+    let checkpoints = 2.0 * b * ds * dm * dl / ngpu;
+    // Korthikanti et al. per-layer counts, bytes per token / d_m (seed 003).
+    let attn_scores = 5.0 * f64::from(model.heads) * ds / (dm * na);
+    let kept = 10.0 + 24.0 / na;
+    let layers_per_stage = math::ceil(dl / nl);
+    let in_flight = if cfg.method.layered() {
+        f64::from(cfg.micro_batches)
+    } else if cfg.pipe > 1 {
+        f64::from(cfg.pipe.min(cfg.micro_batches))
+    } else {
+        1.0
+    };
+    let stored =
+        |per_token_over_dm: f64| bmu * ds * dm * per_token_over_dm * layers_per_stage * in_flight;
+    let (checkpoints, activations) = match cfg.activation {
+        ActivationModel::Paper => (
+            checkpoints,
+            bmu * ds * model.layer_activation_per_token() / na,
+        ),
+        ActivationModel::Full => (checkpoints, bmu * ds * dm * (kept + attn_scores)),
+        ActivationModel::Selective => (0.0, stored(kept)),
+        ActivationModel::None => (0.0, stored(kept + attn_scores)),
+    };
+    MemoryBreakdown {
+        state: Bytes(state),
+        checkpoints: Bytes(checkpoints),
+        buffers: Bytes(buffers),
+        activations: Bytes(activations),
     }
 }

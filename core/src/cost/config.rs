@@ -1,0 +1,165 @@
+//! What is evaluated: the method and the configuration (degrees, micro-
+//! batches, offload), and the limits every entry point accepts.
+
+use crate::error::{check_count, Error};
+use crate::hardware::Hardware;
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+
+/// Largest degree or count accepted for any one dimension.
+pub const MAX_DEGREE: u64 = 1 << 24;
+/// Largest GPU count accepted.
+pub const MAX_GPUS: u64 = 1 << 32;
+
+/// A training method (sec. 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Standard data and pipeline parallelism, state not partitioned.
+    #[default]
+    Baseline,
+    /// As the baseline, with the training state partitioned over the
+    /// data-parallel devices (ZeRO stage 3).
+    Partitioned,
+    /// Layered gradient accumulation and the modular pipeline, state
+    /// partitioned (secs. 3–4).
+    Improved,
+    /// Layered gradient accumulation and the modular pipeline, state not
+    /// partitioned (the "no partition" line of fig. 8).
+    ImprovedUnpartitioned,
+}
+
+impl Method {
+    /// Every method.
+    pub const ALL: [Self; 4] = [
+        Self::Baseline,
+        Self::Partitioned,
+        Self::Improved,
+        Self::ImprovedUnpartitioned,
+    ];
+
+    /// Layered gradient accumulation and the modular pipeline?
+    #[must_use]
+    pub fn layered(self) -> bool {
+        matches!(self, Self::Improved | Self::ImprovedUnpartitioned)
+    }
+
+    /// Training state partitioned over the data-parallel devices?
+    #[must_use]
+    pub fn partitioned(self) -> bool {
+        matches!(self, Self::Partitioned | Self::Improved)
+    }
+
+    /// Stable name, as used by the CLI and URLs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::Partitioned => "partitioned",
+            Self::Improved => "improved",
+            Self::ImprovedUnpartitioned => "improved-unpartitioned",
+        }
+    }
+
+    /// Parses [`Method::name`], case-insensitive.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(Error::Unknown { what: "method" })
+    }
+}
+
+/// A training configuration: degrees n_b, n_l, n_a, micro-batch b_µ,
+/// micro-batch count n_µ, offload. The batch is b = n_b · n_µ · b_µ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Method.
+    pub method: Method,
+    /// Data-parallel degree n_b.
+    pub data: u32,
+    /// Pipeline-parallel degree n_l.
+    pub pipe: u32,
+    /// Tensor-parallel degree n_a.
+    pub tensor: u32,
+    /// Micro-batch size b_µ, in sequences.
+    pub micro_batch: u32,
+    /// Micro-batches per batch and data-parallel instance, n_µ.
+    pub micro_batches: u32,
+    /// Offload the training state and checkpoints to CPU memory.
+    pub offload: bool,
+    /// How activations are kept.
+    pub activation: ActivationModel,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            method: Method::Baseline,
+            data: 1,
+            pipe: 1,
+            tensor: 1,
+            micro_batch: 1,
+            micro_batches: 1,
+            offload: false,
+            activation: ActivationModel::Paper,
+        }
+    }
+}
+
+impl Config {
+    /// Batch size b = n_b · n_µ · b_µ, in sequences.
+    #[must_use]
+    pub fn batch(&self) -> u64 {
+        u64::from(self.data) * u64::from(self.micro_batches) * u64::from(self.micro_batch)
+    }
+
+    /// GPU count n_gpu = n_b · n_l · n_a.
+    #[must_use]
+    pub fn gpus(&self) -> u64 {
+        u64::from(self.data) * u64::from(self.pipe) * u64::from(self.tensor)
+    }
+}
+
+/// Checks a configuration against the model and hardware (the errors of
+/// [`crate::evaluate`]).
+pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error> {
+    model.validate()?;
+    hw.validate()?;
+    check_count("data-parallel degree", cfg.data.into(), 1, MAX_DEGREE)?;
+    check_count(
+        "pipeline-parallel degree",
+        cfg.pipe.into(),
+        1,
+        model.layers.into(),
+    )?;
+    check_count("tensor-parallel degree", cfg.tensor.into(), 1, MAX_DEGREE)?;
+    check_count("micro-batch size", cfg.micro_batch.into(), 1, MAX_DEGREE)?;
+    check_count("micro-batch count", cfg.micro_batches.into(), 1, MAX_DEGREE)?;
+    check_count("GPU count", cfg.gpus(), 1, MAX_GPUS)?;
+    check_count("batch", cfg.batch(), 1, MAX_GPUS)?;
+    check_count(
+        "tensor-parallel degree",
+        cfg.tensor.into(),
+        1,
+        model.heads.into(),
+    )?;
+    if let Some(node) = hw.node_size {
+        if cfg.tensor > node {
+            return Err(Error::TensorAboveNode {
+                tensor: cfg.tensor,
+                node_size: node,
+            });
+        }
+    }
+    if cfg.method.layered() && cfg.pipe > 1 && cfg.micro_batches < cfg.pipe {
+        return Err(Error::TooFewMicroBatches {
+            micro_batches: cfg.micro_batches,
+            pipe: cfg.pipe,
+        });
+    }
+    Ok(())
+}
