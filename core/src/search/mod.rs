@@ -1,0 +1,47 @@
+//! The configuration search: the paper's selection rules (sec. 5,
+//! MODEL_NOTES facts 8–13), an exhaustive search with a Pareto front,
+//! user constraints (GPU budget, target time, batch, tensor degree,
+//! efficiency floor) and size sweeps (sec. 7).
+//!
+//! Every candidate is scored by [`crate::evaluate`], so the search and the
+//! evaluator can never disagree; a rule such as "the smallest micro-batch
+//! with no communication bottleneck" reads "the smallest b_µ for which every
+//! overlapped transfer of the evaluation is hidden".
+//!
+//! * [`constraints`]: what a user may fix or bound, and the parallelism
+//!   settings;
+//! * [`rules`](rules()): the paper's rules, one plan per method and setting;
+//! * [`exhaustive`](exhaustive()): every valid configuration, bounded;
+//! * [`pareto`](pareto()): the front over time, GPUs and memory;
+//! * [`binding`]: why a plan has its values, in words with equations;
+//! * [`sweep`](sweep()): plans over a range of model sizes.
+
+pub mod binding;
+pub mod constraints;
+mod exhaustive;
+mod pareto;
+mod rules;
+mod sweep;
+
+use crate::cost::Evaluation;
+use crate::cost::Method;
+
+pub use binding::{Binding, Bindings};
+pub use constraints::{Constraints, Parallelism};
+pub use exhaustive::{exhaustive, SearchResult};
+pub use pareto::pareto;
+pub use rules::{rules, MAX_EXPOSED_REDUCTION, MAX_TENSOR_OVERHEAD};
+pub use sweep::{nearest_row, sweep, sweep_scaled, Scaling, SweepRow};
+
+/// A chosen configuration with its evaluation and why.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// The method.
+    pub method: Method,
+    /// The parallelism setting.
+    pub parallelism: Parallelism,
+    /// The evaluation.
+    pub evaluation: Evaluation,
+    /// The constraints that bind.
+    pub binding: Bindings,
+}
