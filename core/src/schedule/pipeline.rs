@@ -1,0 +1,70 @@
+//! Standard pipelines: GPipe, 1F1B (PipeDream-Flush) and interleaved 1F1B
+//! with v virtual stages per device (PTD-P, Megatron-LM's order).
+
+use alloc::vec::Vec;
+
+use crate::schedule::order::{Op, Segment};
+use crate::schedule::spec::{ScheduleKind, ScheduleSpec};
+
+/// One segment per stage (n_l, or n_l·v interleaved), stage s on device
+/// s mod n_l.
+pub(super) fn segments(spec: &ScheduleSpec) -> Vec<Segment> {
+    let (nl, dl) = (spec.devices, spec.layers);
+    let stages = nl
+        * if spec.kind == ScheduleKind::Interleaved {
+            spec.chunks
+        } else {
+            1
+        };
+    let per = dl / stages;
+    (0..stages)
+        .map(|s| Segment {
+            device: s % nl,
+            first: s * per,
+            layers: per,
+        })
+        .collect()
+}
+
+/// GPipe: all forward passes, then all backward passes.
+pub(super) fn gpipe(k: u32, micro_batches: u32, ops: &mut Vec<Op>) {
+    ops.extend((0..micro_batches).map(|mb| Op::f(k, mb)));
+    ops.extend((0..micro_batches).map(|mb| Op::b(k, mb)));
+}
+
+/// 1F1B: n_l − device − 1 warm-up forwards, then one forward and one
+/// backward in turn, then the remaining backwards.
+pub(super) fn one_f_one_b(spec: &ScheduleSpec, device: u32, k: u32, ops: &mut Vec<Op>) {
+    let (nl, nmu) = (spec.devices, spec.micro_batches);
+    let warmup = (nl - device - 1).min(nmu);
+    ops.extend((0..warmup).map(|mb| Op::f(k, mb)));
+    for i in 0..nmu - warmup {
+        ops.push(Op::f(k, warmup + i));
+        ops.push(Op::b(k, i));
+    }
+    ops.extend((nmu - warmup..nmu).map(|mb| Op::b(k, mb)));
+}
+
+/// Interleaved 1F1B, Megatron-LM's order: groups of n_l micro-batches per
+/// chunk.
+pub(super) fn interleaved(spec: &ScheduleSpec, device: u32, ops: &mut Vec<Op>) {
+    let (nl, nmu, v) = (spec.devices, spec.micro_batches, spec.chunks);
+    let total = nmu * v;
+    let fwd = |i: u32| {
+        let chunk = (i / nl) % v;
+        let mb = (i / (nl * v)) * nl + i % nl;
+        Op::f(chunk * nl + device, mb)
+    };
+    let bwd = |i: u32| {
+        let chunk = v - 1 - (i / nl) % v;
+        let mb = (i / (nl * v)) * nl + i % nl;
+        Op::b(chunk * nl + device, mb)
+    };
+    let warmup = ((nl - device - 1) * 2 + (v - 1) * nl).min(total);
+    ops.extend((0..warmup).map(fwd));
+    for i in 0..total - warmup {
+        ops.push(fwd(warmup + i));
+        ops.push(bwd(i));
+    }
+    ops.extend((total - warmup..total).map(bwd));
+}

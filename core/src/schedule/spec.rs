@@ -1,0 +1,115 @@
+//! What to schedule: the kind and its sizes.
+
+use crate::error::Error;
+use crate::schedule::durations::{Durations, MemorySizes};
+
+/// A schedule kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScheduleKind {
+    /// Standard gradient accumulation, one device (fig. 1 top).
+    Ga,
+    /// Layered gradient accumulation, one device (fig. 1 bottom, sec. 3).
+    Lga,
+    /// GPipe: all forward passes, then all backward passes.
+    Gpipe,
+    /// 1F1B (PipeDream-Flush): one forward, one backward in steady state.
+    OneFOneB,
+    /// Interleaved 1F1B with `chunks` virtual stages per device (PTD-P).
+    Interleaved,
+    /// The modular pipeline with layered accumulation (fig. 3, sec. 4).
+    Modular,
+}
+
+impl ScheduleKind {
+    /// Every kind.
+    pub const ALL: [Self; 6] = [
+        Self::Ga,
+        Self::Lga,
+        Self::Gpipe,
+        Self::OneFOneB,
+        Self::Interleaved,
+        Self::Modular,
+    ];
+    /// Stable name, as used by the CLI and URLs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ga => "ga",
+            Self::Lga => "lga",
+            Self::Gpipe => "gpipe",
+            Self::OneFOneB => "1f1b",
+            Self::Interleaved => "interleaved",
+            Self::Modular => "modular",
+        }
+    }
+    /// Parses [`ScheduleKind::name`].
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(Error::Unknown {
+                what: "schedule kind",
+            })
+    }
+    /// Does this kind run on a pipeline of several devices?
+    #[must_use]
+    pub fn pipelined(self) -> bool {
+        !matches!(self, Self::Ga | Self::Lga)
+    }
+    /// Layered: each segment processes all its micro-batches in a row.
+    #[must_use]
+    pub fn layered(self) -> bool {
+        matches!(self, Self::Lga | Self::Modular)
+    }
+}
+
+/// What to schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScheduleSpec {
+    /// The kind.
+    pub kind: ScheduleKind,
+    /// Pipeline devices n_l (1 for `ga` and `lga`).
+    pub devices: u32,
+    /// Layers d_l.
+    pub layers: u32,
+    /// Micro-batches n_µ.
+    pub micro_batches: u32,
+    /// Virtual stages per device v (interleaved only).
+    pub chunks: u32,
+    /// Data-parallel degree n_b: above 1, gradients are reduced.
+    pub data: u32,
+    /// Training state partitioned over the data-parallel devices.
+    pub partition: bool,
+    /// Training state offloaded to CPU memory.
+    pub offload: bool,
+    /// Operation durations.
+    pub durations: Durations,
+    /// Memory sizes.
+    pub memory: MemorySizes,
+}
+
+impl ScheduleSpec {
+    /// A teaching schedule: unit durations (backward 2), unit memory.
+    #[must_use]
+    pub fn unit(kind: ScheduleKind, devices: u32, layers: u32, micro_batches: u32) -> Self {
+        Self {
+            kind,
+            devices,
+            layers,
+            micro_batches,
+            chunks: 1,
+            data: 1,
+            partition: false,
+            offload: false,
+            durations: Durations::unit(2.0),
+            memory: MemorySizes::unit(),
+        }
+    }
+}
+
+/// Largest number of events a schedule may have.
+pub const MAX_EVENTS: u64 = 4_000_000;
