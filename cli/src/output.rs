@@ -1,0 +1,69 @@
+//! Readable output: a two-column table of any JSON object, and numbers at
+//! four significant figures.
+
+use serde_json::Value;
+
+/// A readable two-column table of a JSON object; byte fields also in GiB.
+pub(crate) fn table(v: &Value) -> String {
+    let mut rows = Vec::new();
+    flatten("", v, &mut rows);
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub(crate) fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, rows);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), item, rows);
+            }
+        }
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            let shown = if prefix.ends_with(".bandwidth") {
+                format!("{} GiB/s", num(x / plan3d_core::units::GIB))
+            } else if prefix.starts_with("memory.")
+                || prefix.ends_with("_bytes")
+                || prefix.ends_with(".memory_bytes")
+            {
+                format!("{} GiB", num(x / plan3d_core::units::GIB))
+            } else if prefix == "days" || prefix.ends_with(".days") {
+                format!("{} days", num(x))
+            } else if n.is_u64() || n.is_i64() {
+                n.to_string()
+            } else {
+                num(x)
+            };
+            rows.push((prefix.to_string(), shown));
+        }
+        Value::Null => rows.push((prefix.to_string(), "none".into())),
+        other => rows.push((
+            prefix.to_string(),
+            other.to_string().trim_matches('"').to_string(),
+        )),
+    }
+}
+
+/// A number at 4 significant figures, in scientific notation when large.
+pub(crate) fn num(x: f64) -> String {
+    if x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        return format!("{x:.3e}");
+    }
+    let r = plan3d_core::round_sig(x, 4);
+    let s = format!("{r:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
