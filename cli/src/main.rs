@@ -105,8 +105,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
         Ok(out) => {
-            println!("{out}");
-            ExitCode::SUCCESS
+            // A reader that stops early (`plan3d … | head`) closes the pipe:
+            // that ends the output, it is not an error.
+            use std::io::Write as _;
+            match writeln!(std::io::stdout().lock(), "{out}") {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("error: cannot write the output: {e}");
+                    ExitCode::from(2)
+                }
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -708,3 +708,38 @@ fn sweep_custom_scaling() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scaling"));
 }
+
+/// A reader that closes the pipe early (`plan3d … | head -1`) ends the
+/// output quietly: no panic, exit 0.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plan3d"))
+        .args([
+            "schedule",
+            "--kind",
+            "modular",
+            "--devices",
+            "4",
+            "--layers",
+            "64",
+        ])
+        .args(["--micro-batches", "64", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run plan3d");
+    // Read one byte, then close our end while it is still writing.
+    let mut first = [0_u8; 1];
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_exact(&mut first)
+        .expect("some output");
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+}
