@@ -4,5 +4,7 @@
 pub mod app;
 pub mod backend;
 pub mod charts;
+pub mod components;
+pub mod dom;
 pub mod fmt;
 pub mod timeline;

@@ -1,0 +1,225 @@
+//! The inputs: model, hardware, training choices. Each writes the URL state
+//! through `set`; nothing here computes.
+
+use leptos::prelude::*;
+use plan3d_core::{
+    hardware, model,
+    planner::METHODS,
+    search::Parallelism,
+    state::{Inputs, ModelChoice, KEFF_RANGE, NODE_RANGE},
+    ActivationModel, Network,
+};
+
+use crate::fmt;
+
+/// The input panel: model, hardware and training choices.
+#[component]
+pub fn Controls(
+    inputs: RwSignal<Inputs>,
+    set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let model_value = move || match inputs.with(|i| i.model) {
+        ModelChoice::Preset(n) => n.to_string(),
+        ModelChoice::X(x) => format!("x{x}"),
+        ModelChoice::Custom { .. } => "custom".into(),
+    };
+    let params_log = move || {
+        inputs
+            .with(|i| i.model.shape().map(|m| m.params().log10()))
+            .unwrap_or(12.0)
+    };
+    let custom = move || matches!(inputs.with(|i| i.model), ModelChoice::Custom { .. });
+    let shape = move || inputs.with(|i| i.model.shape().ok());
+    let x_options = [8u32, 32, 64, 108, 160, 200, 320, 600];
+
+    view! {
+        <aside class="p3-controls" aria-label="Inputs">
+            <fieldset>
+                <legend>"Model"</legend>
+                <label for="p3-model">"Preset"</label>
+                <select id="p3-model" data-testid="model" prop:value=model_value
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| {
+                            i.model = if v == "custom" {
+                                let m = i.model.shape().unwrap_or(model::BERT);
+                                ModelChoice::Custom { seq_len: m.seq_len, heads: m.heads, head_size: m.head_size, layers: m.layers }
+                            } else if let Some(&(n, _)) = model::PRESETS.iter().find(|(n, _)| *n == v) {
+                                ModelChoice::Preset(n)
+                            } else {
+                                ModelChoice::X(v.trim_start_matches('x').parse().unwrap_or(160))
+                            };
+                        }));
+                    }>
+                    {model::PRESETS.iter().map(|(n, _)| view! { <option value=*n>{*n}</option> }).collect_view()}
+                    {x_options.iter().map(|x| view! { <option value=format!("x{x}")>{format!("X{x}")}</option> }).collect_view()}
+                    {move || match inputs.with(|i| i.model) {
+                        ModelChoice::X(x) if !x_options.contains(&x) => Some(view! { <option value=format!("x{x}")>{format!("X{x}")}</option> }),
+                        _ => None,
+                    }}
+                    <option value="custom">"custom shape"</option>
+                </select>
+                <label for="p3-size">
+                    "Size (X family): "
+                    <output data-testid="params">{move || shape().map(|m| fmt::params(m.params())).unwrap_or_default()}" parameters"</output>
+                </label>
+                <input id="p3-size" data-testid="size" type="range" min="8" max="16" step="0.02"
+                    aria-label="Parameter count, log scale"
+                    prop:value=move || format!("{:.2}", params_log())
+                    on:input=move |e| {
+                        let v: f64 = event_target_value(&e).parse().unwrap_or(12.0);
+                        set(false, Box::new(move |i| i.model = ModelChoice::X(Inputs::x_for_params(10f64.powf(v)))));
+                    } />
+                <Show when=custom>
+                    <div class="p3-grid2">
+                        {[("seq", "Sequence"), ("heads", "Heads"), ("head", "Head size"), ("layers", "Layers")]
+                            .into_iter()
+                            .map(|(key, label)| {
+                                let get = move || {
+                                    shape().map(|m| match key {
+                                        "seq" => m.seq_len,
+                                        "heads" => m.heads,
+                                        "head" => m.head_size,
+                                        _ => m.layers,
+                                    }).unwrap_or(1)
+                                };
+                                view! {
+                                    <label>{label}
+                                        <input type="number" min="1" max="1048576" data-testid=format!("custom-{key}")
+                                            prop:value=move || get().to_string()
+                                            on:change=move |e| {
+                                                let Ok(v) = event_target_value(&e).parse::<u32>() else { return };
+                                                set(true, Box::new(move |i| {
+                                                    if let ModelChoice::Custom { seq_len, heads, head_size, layers } = i.model {
+                                                        let mut c = (seq_len, heads, head_size, layers);
+                                                        match key { "seq" => c.0 = v, "heads" => c.1 = v, "head" => c.2 = v, _ => c.3 = v }
+                                                        let next = ModelChoice::Custom { seq_len: c.0, heads: c.1, head_size: c.2, layers: c.3 };
+                                                        if next.shape().is_ok() { i.model = next; }
+                                                    }
+                                                }));
+                                            } />
+                                    </label>
+                                }
+                            })
+                            .collect_view()}
+                    </div>
+                </Show>
+                <p class="p3-hint">{move || shape().map(|m| format!(
+                    "{} layers × width {} ({} heads of {}), sequence {}, critical batch {:.0} (eq. 2)",
+                    m.layers, m.width(), m.heads, m.head_size, m.seq_len, m.critical_batch()
+                ))}</p>
+            </fieldset>
+            <fieldset>
+                <legend>"Hardware"</legend>
+                <label for="p3-gpu">"GPU"</label>
+                <select id="p3-gpu" data-testid="gpu" prop:value=move || inputs.with(|i| i.gpu.name)
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(g) = hardware::gpu(&v) { i.gpu = g }));
+                    }>
+                    {hardware::GPUS.iter().map(|g| view! { <option value=g.name>{g.name}</option> }).collect_view()}
+                </select>
+                <label for="p3-node">
+                    "GPUs per node (NVLink): "
+                    <output data-testid="node-value">{move || inputs.with(|i| i.node.map_or("no limit".to_string(), |n| n.to_string()))}</output>
+                </label>
+                <input id="p3-node" data-testid="node" type="range" min=NODE_RANGE.0 max=NODE_RANGE.1 step="1"
+                    prop:disabled=move || inputs.with(|i| i.node.is_none())
+                    prop:value=move || inputs.with(|i| i.node.unwrap_or(16)).to_string()
+                    on:input=move |e| {
+                        let v: u32 = event_target_value(&e).parse().unwrap_or(16);
+                        set(false, Box::new(move |i| i.node = Some(v.clamp(NODE_RANGE.0, NODE_RANGE.1))));
+                    } />
+                <label class="p3-check">
+                    <input type="checkbox" data-testid="no-node-limit" prop:checked=move || inputs.with(|i| i.node.is_none())
+                        on:change=move |e| {
+                            let on = event_target_checked(&e);
+                            set(true, Box::new(move |i| i.node = if on { None } else { Some(16) }));
+                        } />
+                    " no node-size limit (fig. 5)"
+                </label>
+                <label for="p3-net">"Network (data and pipeline)"</label>
+                <select id="p3-net" data-testid="net" prop:value=move || inputs.with(|i| i.network.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(n) = Network::parse(&v) { i.network = n }));
+                    }>
+                    {Network::ALL.iter().map(|n| {
+                        let label = match n {
+                            Network::InfiniBand200 => "InfiniBand 200 Gb/s per GPU",
+                            Network::InfiniBand400 => "InfiniBand 400 Gb/s per GPU",
+                            Network::Ethernet25 => "Ethernet 25 Gb/s per GPU",
+                            Network::Ethernet100 => "Ethernet 100 Gb/s per GPU",
+                            Network::Ethernet400 => "Ethernet 400 Gb/s per GPU",
+                        };
+                        view! { <option value=n.name()>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </fieldset>
+            <fieldset>
+                <legend>"Training"</legend>
+                <label for="p3-par">"Parallelism"</label>
+                <select id="p3-par" data-testid="par" prop:value=move || inputs.with(|i| i.parallelism.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(p) = Parallelism::parse(&v) { i.parallelism = p }));
+                    }>
+                    {Parallelism::ALL.iter().map(|p| view! { <option value=p.name()>{p.name()}</option> }).collect_view()}
+                </select>
+                <span class="p3-label" id="p3-method-label">"Method shown in detail"</span>
+                <div class="p3-radios" role="radiogroup" aria-labelledby="p3-method-label">
+                    {METHODS.iter().map(|&m| view! {
+                        <label class="p3-radio">
+                            <input type="radio" name="p3-method" value=m.name() data-testid=format!("method-{}", m.name())
+                                prop:checked=move || inputs.with(|i| i.method == m)
+                                on:change=move |_| set(true, Box::new(move |i| i.method = m)) />
+                            {m.name()}
+                        </label>
+                    }).collect_view()}
+                </div>
+                <label for="p3-gpus">"GPU budget (optional)"</label>
+                <input id="p3-gpus" data-testid="budget" type="number" min="1" placeholder="no limit"
+                    prop:value=move || inputs.with(|i| i.max_gpus.map(|g| g.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|g| (1..=1u64 << 32).contains(g));
+                        set(true, Box::new(move |i| i.max_gpus = v));
+                    } />
+                <label for="p3-days">"Target time in days (fewest GPUs)"</label>
+                <input id="p3-days" data-testid="days" type="number" min="0.001" step="any" placeholder="fastest"
+                    prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<f64>().ok().filter(|d| d.is_finite() && (1e-3..=1e7).contains(d));
+                        set(true, Box::new(move |i| i.target_days = v));
+                    } />
+                <label for="p3-batch">"Batch limit in sequences"</label>
+                <input id="p3-batch" data-testid="batch" type="number" min="1" placeholder="critical batch"
+                    prop:value=move || inputs.with(|i| i.batch.map(|b| b.to_string()).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|b| (1..=1u64 << 32).contains(b));
+                        set(true, Box::new(move |i| i.batch = v));
+                    } />
+                <label for="p3-keff">
+                    "Kernel efficiency: "
+                    <output>{move || fmt::pct(inputs.with(|i| i.kernel_efficiency))}</output>
+                </label>
+                <input id="p3-keff" data-testid="keff" type="range" min=KEFF_RANGE.0 max=KEFF_RANGE.1 step="0.01"
+                    prop:value=move || inputs.with(|i| i.kernel_efficiency).to_string()
+                    on:input=move |e| {
+                        let v: f64 = event_target_value(&e).parse().unwrap_or(1.0);
+                        set(false, Box::new(move |i| i.kernel_efficiency = v.clamp(KEFF_RANGE.0, KEFF_RANGE.1)));
+                    } />
+                <label for="p3-act">"Activation memory"</label>
+                <select id="p3-act" data-testid="act" prop:value=move || inputs.with(|i| i.activation.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(a) = ActivationModel::parse(&v) { i.activation = a }));
+                    }>
+                    <option value="paper">"checkpoint every layer (paper)"</option>
+                    <option value="full">"full recomputation (Korthikanti)"</option>
+                    <option value="selective">"selective recomputation"</option>
+                    <option value="none">"no recomputation"</option>
+                </select>
+            </fieldset>
+        </aside>
+    }
+}

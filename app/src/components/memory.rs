@@ -1,0 +1,46 @@
+//! The memory chart: what stays on each GPU, per method.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+
+use crate::app::OutputsMemo;
+use crate::backend::Canvas2d;
+use crate::charts::{self};
+use crate::dom::{dark_mode, refit, relayout};
+
+/// Memory per GPU of each method's plan against the GPU's memory.
+#[component]
+pub fn MemoryChart(outputs: OutputsMemo) -> impl IntoView {
+    let epoch = relayout();
+    let mem_canvas = NodeRef::<Canvas>::new();
+    let mem_fitted = StoredValue::new(None);
+    Effect::new(move |_| {
+        refit(mem_fitted, epoch.get(), &[(mem_canvas, 300.0)]);
+        let (bars, gpu_mem) = outputs.with(|o| match (*o.0).as_ref() {
+            Ok(o) => (
+                o.plans
+                    .iter()
+                    .filter_map(|(m, p)| {
+                        p.as_ref()
+                            .ok()
+                            .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+                    })
+                    .collect::<Vec<_>>(),
+                o.hardware.gpu.memory.get(),
+            ),
+            Err(_) => (Vec::new(), 0.0),
+        });
+        let Some(c) = mem_canvas.get() else { return };
+        if let Some(b) = Canvas2d::canvas(c) {
+            let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
+        }
+    });
+    view! {
+        <section class="p3-card" aria-labelledby="p3-mem-h">
+            <h2 id="p3-mem-h">"Memory per GPU"</h2>
+            <canvas node_ref=mem_canvas width="720" height="300" class="p3-chart" data-testid="memory-chart"
+                role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
+        </section>
+    }
+}

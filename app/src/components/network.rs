@@ -1,0 +1,58 @@
+//! The network table: each transfer of the selected plan, the bandwidth it
+//! needs and the link's.
+
+use leptos::prelude::*;
+use plan3d_core::{
+    planner::{self, Need},
+    state::Inputs,
+};
+
+use crate::app::{selected, OutputsMemo};
+use crate::fmt;
+
+/// What the selected plan needs of each link, against what it has.
+#[component]
+pub fn NetworkNeeds(inputs: RwSignal<Inputs>, outputs: OutputsMemo) -> impl IntoView {
+    let method = move || inputs.with(|i| i.method);
+    let selected = move || selected(inputs, outputs);
+    let needs_view = move || {
+        let Some(p) = selected() else {
+            return Vec::new();
+        };
+        outputs.with(|o| {
+            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
+            planner::needs(&p, &o.hardware)
+                .iter()
+                .map(|n: &Need| {
+                    let ok = n.required.get() <= n.available.get();
+                    let status = match (n.overlapped, ok) {
+                        (true, true) => "hidden",
+                        (true, false) => "too slow: stretches the step",
+                        (false, _) => "not overlapped: costs time",
+                    };
+                    view! {
+                        <tr>
+                            <td>{n.kind.key()}</td>
+                            <td>{n.link.key()}</td>
+                            <td>{n.equation}</td>
+                            <td>{fmt::gibs(n.required.get())}</td>
+                            <td>{fmt::gibs(n.available.get())}</td>
+                            <td class=if ok || !n.overlapped { "p3-ok" } else { "p3-bad" }>{status}</td>
+                        </tr>
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-net-h">
+            <h2 id="p3-net-h">"Network needs of the "{move || method().name()}" plan"</h2>
+            <div class="p3-scroll">
+                <table class="p3-table" data-testid="needs">
+                    <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>
+                    <tbody>{needs_view}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,154 @@
+//! "Fastest plans": the rules' plan per method beside the exhaustive
+//! optimum, the headline, and "Why this plan".
+
+use leptos::prelude::*;
+use plan3d_core::{
+    planner::{self},
+    search::Plan,
+    state::Inputs,
+    Method,
+};
+
+use crate::app::{selected, OptimumResult, OutputsMemo, Shared};
+use crate::fmt;
+
+/// "n_b × n_l × n_a" of a plan.
+pub fn config_text(p: &Plan) -> String {
+    let c = p.evaluation.config;
+    format!("{} × {} × {}", c.data, c.pipe, c.tensor)
+}
+
+/// One row of the plans table.
+pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
+    let e = p.evaluation;
+    view! {
+        <tr class=cls data-testid=format!("plan-{name}")>
+            <th scope="row">{if name == "optimum" { format!("optimum ({})", e.config.method.name()) } else { name.to_string() }}</th>
+            <td>{config_text(p)}</td>
+            <td data-testid=format!("plan-{name}-gpus")>{e.gpus.to_string()}</td>
+            <td>{e.batch.to_string()}</td>
+            <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
+            <td>{if e.config.offload { "yes" } else { "no" }}</td>
+            <td>{fmt::pct(e.efficiency)}</td>
+            <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+            <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
+        </tr>
+    }
+    .into_any()
+}
+
+/// The fastest plans per method, the exhaustive optimum, and why.
+#[component]
+pub fn Plans(
+    inputs: RwSignal<Inputs>,
+    outputs: OutputsMemo,
+    optimum: RwSignal<Shared<Option<OptimumResult>>>,
+) -> impl IntoView {
+    let method = move || inputs.with(|i| i.method);
+    let selected = move || selected(inputs, outputs);
+    let rows = move || {
+        let m = method();
+        outputs.with(|o| {
+            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
+            let mut v: Vec<AnyView> = o
+                .plans
+                .iter()
+                .map(|(pm, p)| {
+                    let name = pm.name();
+                    let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
+                    match p {
+                        Ok(p) => plan_row(name, cls, p),
+                        Err(err) => view! {
+                            <tr class=cls data-testid=format!("plan-{name}")>
+                                <th scope="row">{name}</th>
+                                <td colspan="8">{err.to_string()}</td>
+                            </tr>
+                        }
+                        .into_any(),
+                    }
+                })
+                .collect();
+            optimum.with(|opt| match opt.0.as_ref() {
+                None => v.push(view! { <tr><td colspan="9" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
+                Some(Ok(r)) => {
+                    let e = r.best.evaluation;
+                    let vs_rules = o.rules_against(r).map(|p| {
+                        (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
+                    });
+                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
+                    let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
+                    let rules = |m: Method| {
+                        if m == e.config.method {
+                            "the paper's rules".to_string()
+                        } else {
+                            format!("the paper's rules (at best, {})", m.name())
+                        }
+                    };
+                    let note = match vs_rules {
+                        Some((m, planner::Standing::Slower(x))) => {
+                            format!("{searched}: {} are {} slower.", rules(m), fmt::pct(x - 1.0))
+                        }
+                        Some((m, planner::Standing::MoreGpus(x))) => format!(
+                            "{searched}: {} need {} more GPUs to meet the target time.",
+                            rules(m),
+                            fmt::pct(x - 1.0)
+                        ),
+                        Some((m, planner::Standing::MissesTarget)) => {
+                            format!("{searched}: {} miss the target time.", rules(m))
+                        }
+                        _ => format!("{searched}: the paper's rules find the optimum."),
+                    };
+                    v.push(view! { <tr><td colspan="9" class="p3-note">{note}</td></tr> }.into_any());
+                }
+                Some(Err(e)) => v.push(view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any()),
+            });
+            v
+        })
+    };
+    let binding = move || {
+        selected().map(|p| {
+            p.binding
+                .iter()
+                .map(|b| view! { <li>{b.to_string()}</li> })
+                .collect_view()
+        })
+    };
+    let headline = move || {
+        let p = selected()?;
+        let e = p.evaluation;
+        let params = outputs.with(|o| (*o.0).as_ref().ok().map(|o| o.model.params()))?;
+        Some(format!(
+            "{} trains {} on {} GPUs ({}) in {}, at {} efficiency.",
+            method().name(),
+            fmt::params(params),
+            e.gpus,
+            config_text(&p),
+            fmt::duration(e.time.days()),
+            fmt::pct(e.efficiency)
+        ))
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-plans-h">
+            <h2 id="p3-plans-h">"Fastest plans"</h2>
+            <p class="p3-headline" data-testid="headline">{headline}</p>
+            <div class="p3-scroll">
+                <table class="p3-table">
+                    <thead><tr>
+                        <th scope="col">"method"</th>
+                        <th scope="col" title="data × pipeline × tensor">"n_b × n_l × n_a"</th>
+                        <th scope="col">"GPUs"</th>
+                        <th scope="col" title="sequences; eq. 2 gives the critical batch">"batch"</th>
+                        <th scope="col" title="micro-batch size × count">"b_µ × n_µ"</th>
+                        <th scope="col" title="state and checkpoints in CPU memory (C.5)">"offload"</th>
+                        <th scope="col" title="product of 1/(1+overhead): bubble, tensor (eq. 12), transfers">"efficiency"</th>
+                        <th scope="col" title="what stays on each GPU (C.3)">"memory"</th>
+                        <th scope="col">"days"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <h3>"Why this plan"</h3>
+            <ul class="p3-binding" data-testid="binding">{binding}</ul>
+        </section>
+    }
+}

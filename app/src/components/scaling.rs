@@ -1,0 +1,157 @@
+//! The scaling chart (figs. 4, 5, 8).
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plan3d_core::{
+    search::{nearest_row, SweepRow},
+    state::Inputs,
+};
+use plotters::prelude::IntoDrawingArea;
+
+use crate::app::{selected, OutputsMemo, ScalingRows, Shared};
+use crate::backend::Canvas2d;
+use crate::charts::{self, XMap};
+use crate::dom::{dark_mode, refit, relayout};
+use crate::fmt;
+use crate::timeline::{self};
+
+/// Training time of the fastest plan per method against model size, with
+/// the current model marked; read by mouse or keyboard.
+#[component]
+pub fn Scaling(
+    inputs: RwSignal<Inputs>,
+    outputs: OutputsMemo,
+    scaling: Memo<Shared<ScalingRows>>,
+) -> impl IntoView {
+    let selected = move || selected(inputs, outputs);
+    let epoch = relayout();
+    let scale_canvas = NodeRef::<Canvas>::new();
+    let marker_canvas = NodeRef::<Canvas>::new();
+    let xmap = RwSignal::new(XMap::default());
+    // The model size read off the chart: under the mouse, or stepped with
+    // the arrow keys on the focused chart.
+    let hovered = RwSignal::new(None::<f64>);
+    let scale_fitted = StoredValue::new(None);
+    // The chart changes with the sweep only; the marker moves with the model
+    // on an overlay canvas.
+    Effect::new(move |_| {
+        refit(
+            scale_fitted,
+            epoch.get(),
+            &[(scale_canvas, 360.0), (marker_canvas, 360.0)],
+        );
+        let s = scaling.get();
+        let Some(c) = scale_canvas.get() else { return };
+        if let (Some(b), Ok(rows)) = (Canvas2d::canvas(c), s.0.as_ref()) {
+            if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, dark_mode()) {
+                xmap.set(m);
+            }
+        }
+    });
+    Effect::new(move |_| {
+        let current = selected().and_then(|p| {
+            outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .ok()
+                    .map(|o| (o.model.params(), p.evaluation.time.days()))
+            })
+        });
+        let map = xmap.get();
+        // A refit clears the overlay, a theme change recolours it.
+        epoch.track();
+        let cursor = hovered.get().and_then(|p| map.x_at(p));
+        let Some(c) = marker_canvas.get() else { return };
+        timeline::draw_marker(
+            &c,
+            current.and_then(|(p, d)| map.pixel(p, d)),
+            cursor,
+            map.y0,
+            map.y1,
+            dark_mode(),
+        );
+    });
+    let hover = move || {
+        let p = hovered.get()?;
+        let s = scaling.get();
+        let rows = s.0.as_ref().as_ref().ok()?;
+        fn nearest(r: &[SweepRow], p: f64) -> Option<&SweepRow> {
+            r.get(nearest_row(r, p)?)
+        }
+        let first = nearest(&rows.first()?.1, p)?;
+        let (x, params) = (first.x, first.params);
+        let per: Vec<String> = rows
+            .iter()
+            .filter_map(|(m, r)| {
+                let e = nearest(r, p)?.plan.as_ref().ok()?.evaluation;
+                Some(format!(
+                    "{} {} on {} GPUs",
+                    m.name(),
+                    fmt::duration(e.time.days()),
+                    e.gpus
+                ))
+            })
+            .collect();
+        let per = if per.is_empty() {
+            "no method has a plan at this size".to_string()
+        } else {
+            per.join("; ")
+        };
+        Some(format!("X{x} ({} parameters): {per}", fmt::params(params)))
+    };
+    let on_move = move |e: web_sys::MouseEvent| {
+        let Some(c) = scale_canvas.get_untracked() else {
+            return;
+        };
+        // The chart's logical pixels over CSS pixels (1 once fitted).
+        let ratio = crate::backend::logical_size(&c).0 / f64::from(c.client_width().max(1));
+        if let Some(p) = xmap
+            .get_untracked()
+            .params_at(f64::from(e.offset_x()) * ratio)
+        {
+            hovered.set(Some(p));
+        }
+    };
+    let on_key = move |e: web_sys::KeyboardEvent| {
+        let step: i64 = match e.key().as_str() {
+            "ArrowLeft" | "ArrowDown" => -1,
+            "ArrowRight" | "ArrowUp" => 1,
+            "Home" => i64::MIN / 2,
+            "End" => i64::MAX / 2,
+            _ => return,
+        };
+        e.prevent_default();
+        let s = scaling.get_untracked();
+        let Some(grid) = s.0.as_ref().as_ref().ok().and_then(|r| r.first()) else {
+            return;
+        };
+        let grid = &grid.1;
+        if grid.is_empty() {
+            return;
+        }
+        // From the point read last, or the current model.
+        let from = hovered
+            .get_untracked()
+            .or_else(|| outputs.with_untracked(|o| (*o.0).as_ref().ok().map(|o| o.model.params())));
+        let k = from.and_then(|p| nearest_row(grid, p)).unwrap_or(0);
+        let k = (k as i64)
+            .saturating_add(step)
+            .clamp(0, grid.len() as i64 - 1) as usize;
+        hovered.set(Some(grid[k].params));
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-scale-h">
+            <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"</h2>
+            <div class="p3-stack">
+                <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
+                    role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>
+                <canvas node_ref=marker_canvas width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
+                    tabindex="0" aria-label="Read the scaling chart: the left and right arrow keys step through model sizes"
+                    aria-describedby="p3-scale-read" on:mousemove=on_move on:keydown=on_key></canvas>
+            </div>
+            <p class="p3-hint" id="p3-scale-read" aria-live="polite" data-testid="scaling-hover">
+                {move || hover().unwrap_or_else(|| "Hover the chart, or focus it and use the arrow keys, to read each method's plan at a size.".into())}
+            </p>
+        </section>
+    }
+}

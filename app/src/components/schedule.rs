@@ -1,0 +1,199 @@
+//! The selected plan's schedule, animated, and the paper's comparisons.
+
+use std::sync::Arc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plan3d_core::{
+    planner::{self},
+    state::{Comparison, Inputs},
+};
+
+use crate::app::{PlanTimeline, Shared};
+use crate::dom::{dark_mode, on_screen, refit, relayout};
+use crate::fmt;
+use crate::timeline::{self, Timeline};
+
+/// Seconds an animation cycle lasts at speed 1.
+pub const CYCLE_S: f64 = 8.0;
+
+/// Advances the animation clock once per frame while playing and on screen.
+pub fn animate(
+    t: RwSignal<f64>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    last: StoredValue<Option<f64>>,
+    frames: RwSignal<u64>,
+    canvas: NodeRef<Canvas>,
+) {
+    request_animation_frame(move || {
+        if !playing.get_untracked() {
+            last.set_value(None);
+            return;
+        }
+        if !on_screen(canvas.get_untracked()) {
+            // Idle, but keep checking (a cheap rect read per frame).
+            last.set_value(None);
+            animate(t, playing, speed, last, frames, canvas);
+            return;
+        }
+        let now = window().performance().map_or(0.0, |p| p.now());
+        let dt = last.get_value().map_or(0.0, |l| (now - l).min(100.0));
+        last.set_value(Some(now));
+        t.update(|x| {
+            *x += dt / 1000.0 * speed.get_untracked() / CYCLE_S;
+            if *x > 1.0 {
+                *x = 0.0;
+            }
+        });
+        frames.update(|f| *f += 1);
+        animate(t, playing, speed, last, frames, canvas);
+    });
+}
+
+/// The selected plan's animated schedule with its player, and (unless
+/// `only`) the paper's comparisons.
+#[component]
+pub fn Schedules(
+    inputs: RwSignal<Inputs>,
+    plan_tl: Memo<Shared<Option<PlanTimeline>>>,
+    /// Embed mode: the animation without the comparisons.
+    only: bool,
+) -> impl IntoView {
+    let cmp_tl = Memo::new(move |_| {
+        let c = inputs.with(|i| i.compare);
+        Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
+            [
+                (Timeline::new(&a), a.spec.kind.name(), a.bubble_fraction),
+                (Timeline::new(&b), b.spec.kind.name(), b.bubble_fraction),
+            ]
+        })))
+    });
+    let t = RwSignal::new(0.0_f64);
+    let playing = RwSignal::new(true);
+    let speed = RwSignal::new(1.0_f64);
+    let frames = RwSignal::new(0_u64);
+    let last = StoredValue::new(None);
+    let main_canvas = NodeRef::<Canvas>::new();
+    animate(t, playing, speed, last, frames, main_canvas);
+    // A new plan restarts the animation.
+    Effect::new(move |_| {
+        plan_tl.track();
+        t.set(0.0);
+    });
+    let mem_canvas = NodeRef::<Canvas>::new();
+    let cmp_a = NodeRef::<Canvas>::new();
+    let cmp_b = NodeRef::<Canvas>::new();
+    let epoch = relayout();
+    let fitted = StoredValue::new(None);
+    Effect::new(move |_| {
+        refit(
+            fitted,
+            epoch.get(),
+            &[
+                (main_canvas, 280.0),
+                (mem_canvas, 90.0),
+                (cmp_a, 170.0),
+                (cmp_b, 170.0),
+            ],
+        );
+        let frac = t.get();
+        let dark = dark_mode();
+        if let Some(tl) = plan_tl.get().0.as_ref() {
+            if let Some(c) = main_canvas.get() {
+                timeline::draw(&c, &tl.timeline, frac, dark);
+            }
+            if let Some(c) = mem_canvas.get() {
+                timeline::draw_memory(&c, &tl.timeline, frac, true, dark);
+            }
+        }
+        if let Some(pair) = cmp_tl.get().0.as_ref() {
+            for (node, (tl, _, _)) in [cmp_a, cmp_b].into_iter().zip(pair.iter()) {
+                if let Some(c) = node.get() {
+                    timeline::draw(&c, tl, frac, dark);
+                }
+            }
+        }
+    });
+    let toggle = move |_| {
+        let now = !playing.get_untracked();
+        playing.set(now);
+        if now {
+            animate(t, playing, speed, last, frames, main_canvas);
+        }
+    };
+    let cmp_label = |i: usize| {
+        move || {
+            cmp_tl
+                .get()
+                .0
+                .as_ref()
+                .as_ref()
+                .map(|p| format!("{}: bubble {}", p[i].1, fmt::pct(p[i].2)))
+                .unwrap_or_default()
+        }
+    };
+    view! {
+        <section class="p3-card" aria-labelledby="p3-sched-h">
+            <h2 id="p3-sched-h">"Schedule of the selected plan"</h2>
+            <div class="p3-player" role="group" aria-label="Animation controls">
+                <button type="button" data-testid="play" on:click=toggle aria-pressed=move || playing.get().to_string()>
+                    {move || if playing.get() { "Pause" } else { "Play" }}
+                </button>
+                <label>"Position "
+                    <input type="range" min="0" max="1" step="0.001" data-testid="scrub" aria-label="Position in the step"
+                        prop:value=move || format!("{:.3}", t.get())
+                        on:input=move |e| {
+                            playing.set(false);
+                            t.set(event_target_value(&e).parse().unwrap_or(0.0));
+                        } />
+                </label>
+                <label>"Speed "
+                    <select data-testid="speed" on:change=move |e| speed.set(event_target_value(&e).parse().unwrap_or(1.0))>
+                        <option value="0.25">"¼×"</option>
+                        <option value="0.5">"½×"</option>
+                        <option value="1" selected>"1×"</option>
+                        <option value="2">"2×"</option>
+                        <option value="4">"4×"</option>
+                    </select>
+                </label>
+                <span class="p3-hint" data-testid="frames" data-frames=move || frames.get().to_string()>
+                    {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
+                        let scaled = fmt::shown(&p.shown);
+                        format!("one step: {} s{}", plan3d_core::round_sig(p.timeline.makespan, 3), scaled)
+                    }).unwrap_or_else(|| "no schedule for this plan".into())}
+                </span>
+            </div>
+            <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
+                role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
+            <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
+                role="img" aria-label="Memory of GPU 0 over the step"></canvas>
+            {(!only).then(|| view! {
+            <h3>"The paper's comparisons"</h3>
+            <label for="p3-cmp">"Compare "</label>
+            <select id="p3-cmp" data-testid="cmp" prop:value=move || inputs.with(|i| i.compare.name())
+                on:change=move |e| {
+                    let v = event_target_value(&e);
+                    if let Some(c) = Comparison::ALL.into_iter().find(|c| c.name() == v) {
+                        inputs.update(|i| i.compare = c);
+                    }
+                }>
+                <option value="lga">"standard vs layered gradient accumulation (fig. 1)"</option>
+                <option value="modular">"standard vs modular pipeline (fig. 3)"</option>
+                <option value="interleaved">"1F1B vs interleaved 1F1B (Megatron-LM)"</option>
+            </select>
+            <div class="p3-pair">
+                <figure>
+                    <canvas node_ref=cmp_a width="470" height="170" class="p3-chart" data-testid="compare-a" role="img" aria-label="First schedule of the comparison"></canvas>
+                    <figcaption>{cmp_label(0)}</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=cmp_b width="470" height="170" class="p3-chart" data-testid="compare-b" role="img" aria-label="Second schedule of the comparison"></canvas>
+                    <figcaption>{cmp_label(1)}</figcaption>
+                </figure>
+            </div>
+            <p class="p3-hint">"Unit durations: forward 1, backward 2; colours are layers, darker for the backward pass; reductions in orange on the network lane."</p>
+            })}
+        </section>
+    }
+}

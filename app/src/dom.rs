@@ -1,0 +1,132 @@
+//! The browser around the page: the document, the URL, the colour scheme,
+//! canvas refits and downloads. No formula lives here.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Milliseconds since the page started (`performance.now()`).
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Does the reader prefer a dark colour scheme?
+pub fn dark_mode() -> bool {
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+}
+
+/// The page's document.
+pub fn document() -> web_sys::Document {
+    window().document().expect("a document")
+}
+
+/// The page's address without its query: `https://host/path/`.
+pub fn page_base() -> String {
+    let l = window().location();
+    format!(
+        "{}{}",
+        l.origin().unwrap_or_default(),
+        l.pathname().unwrap_or_default()
+    )
+}
+
+/// The URL's query, with its `?`.
+pub fn search_string() -> String {
+    window().location().search().unwrap_or_default()
+}
+
+/// Is the element on screen, in a visible tab? An off-screen animation
+/// costs every input change a repaint for nothing.
+pub fn on_screen(el: Option<web_sys::HtmlCanvasElement>) -> bool {
+    let Some(el) = el else { return false };
+    if document().hidden() {
+        return false;
+    }
+    let r = el.get_bounding_client_rect();
+    let h = window()
+        .inner_height()
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    r.bottom() > 0.0 && r.top() < h
+}
+
+/// Bumped when the window is resized or the colour scheme changes: canvases
+/// are refitted ([`crate::backend::fit`]) and redrawn.
+#[derive(Clone, Copy)]
+pub struct Relayout(pub RwSignal<u32>);
+
+/// The page's relayout epoch (a fresh one outside the page).
+pub fn relayout() -> RwSignal<u32> {
+    use_context::<Relayout>().map_or_else(|| RwSignal::new(0), |r| r.0)
+}
+
+/// Fits `canvases` (with their CSS heights) when `epoch` has moved on since
+/// `fitted`; not before one of them is on the page (some are not, in an
+/// embedded view).
+pub fn refit(fitted: StoredValue<Option<u32>>, epoch: u32, canvases: &[(NodeRef<Canvas>, f64)]) {
+    if fitted.get_value() == Some(epoch) {
+        return;
+    }
+    let mut any = false;
+    for (node, h) in canvases {
+        if let Some(c) = node.get_untracked() {
+            crate::backend::fit(&c, *h);
+            any = true;
+        }
+    }
+    if any {
+        fitted.set_value(Some(epoch));
+    }
+}
+
+/// Offers `href` as a download named `name` (a link clicked by script).
+pub fn click_download(name: &str, href: &str) {
+    let Ok(a) = document().create_element("a") else {
+        return;
+    };
+    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(href);
+    a.set_download(name);
+    a.click();
+}
+
+/// Offers `text` as a file.
+pub fn download_text(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    click_download(name, &url);
+    // Keep the URL alive long enough for the download to start.
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(30),
+    );
+}
+
+/// A canvas's pixels as a PNG download.
+pub fn download_canvas(testid: &str, name: &str) {
+    let el = document()
+        .query_selector(&format!("[data-testid={testid}]"))
+        .ok()
+        .flatten();
+    if let Some(c) = el.and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) {
+        if let Ok(url) = c.to_data_url() {
+            click_download(name, &url);
+        }
+    }
+}
