@@ -1,0 +1,127 @@
+//! `plan3d schedule`.
+
+use super::*;
+
+#[test]
+fn schedule_json_ascii_svg() {
+    let v = json(&[
+        "schedule",
+        "--kind",
+        "1f1b",
+        "--devices",
+        "4",
+        "--layers",
+        "16",
+        "--micro-batches",
+        "8",
+    ]);
+    assert_eq!(v["kind"], "1f1b");
+    assert_eq!(f(&v, "bubble_fraction"), 3.0 / 8.0);
+    assert_eq!(f(&v, "makespan"), (8.0 + 3.0) * 4.0 * 3.0);
+    assert_eq!(v["memory_peak_bytes"].as_array().unwrap().len(), 4);
+    assert_eq!(v["in_flight"][0], 4);
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2 * 4 * 8);
+    for k in [
+        "device",
+        "stream",
+        "kind",
+        "layer",
+        "layers",
+        "micro_batch",
+        "start",
+        "end",
+    ] {
+        assert!(events[0].get(k).is_some(), "{k}");
+    }
+    let m = json(&[
+        "schedule",
+        "--kind",
+        "modular",
+        "--devices",
+        "5",
+        "--micro-batches",
+        "5",
+        "--model",
+        "x160",
+        "--tensor",
+        "16",
+        "--data",
+        "483",
+        "--partition",
+    ]);
+    assert_eq!(m["unit"], "s");
+    assert_eq!(f(&m, "layers"), 160.0);
+    assert!(f(&m, "makespan") > 5.0 && f(&m, "makespan") < 7.0);
+    // The simulated peak equals the evaluator's total (Table 6.2: 4.72 GiB).
+    let peak = m["memory_peak_bytes"][0].as_f64().unwrap() / GIB;
+    assert_eq!((peak * 100.0).round(), 472.0);
+    let ascii = String::from_utf8(
+        plan3d(&[
+            "schedule", "--kind", "lga", "--layers", "4", "--data", "2", "--reduce", "1",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        ascii.starts_with("  0    |abcdabcdabcdabcdAABBCCDD"),
+        "{ascii}"
+    );
+    assert!(ascii.contains("bubble 0.0000"));
+    let svg = String::from_utf8(
+        plan3d(&[
+            "schedule",
+            "--kind",
+            "modular",
+            "--devices",
+            "4",
+            "--layers",
+            "16",
+            "--svg",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    let bad: &[(&[&str], &str)] = &[
+        (&["schedule", "--kind", "zigzag"], "unknown schedule kind"),
+        (
+            &[
+                "schedule",
+                "--kind",
+                "gpipe",
+                "--devices",
+                "3",
+                "--layers",
+                "16",
+            ],
+            "must divide layers",
+        ),
+        (
+            &[
+                "schedule",
+                "--kind",
+                "modular",
+                "--devices",
+                "8",
+                "--micro-batches",
+                "4",
+            ],
+            "micro-batches",
+        ),
+        (&["schedule", "--kind", "ga", "--devices", "2"], "devices"),
+        (
+            &[
+                "schedule",
+                "--kind",
+                "lga",
+                "--layers",
+                "100000",
+                "--micro-batches",
+                "100000",
+            ],
+            "schedule size",
+        ),
+    ];
+    assert_errors(bad);
+}
