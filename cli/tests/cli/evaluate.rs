@@ -4,25 +4,7 @@ use super::*;
 
 #[test]
 fn evaluate_table_6_1_3d_improved() {
-    let v = json(&[
-        "evaluate",
-        "--model",
-        "x160",
-        "--method",
-        "improved",
-        "--data",
-        "483",
-        "--pipe",
-        "5",
-        "--tensor",
-        "16",
-        "--batch",
-        "2415",
-        "--micro-batch",
-        "1",
-        "--micro-batches",
-        "5",
-    ]);
+    let v = json_words("evaluate --model x160 --method improved --data 483 --pipe 5 --tensor 16 --batch 2415 --micro-batch 1 --micro-batches 5");
     for (k, want) in [
         ("batch", 2415.0),
         ("micro_batch", 1.0),
@@ -53,75 +35,29 @@ fn evaluate_table_6_1_3d_improved() {
 #[test]
 fn evaluate_defaults_are_the_papers_setup() {
     // Data + tensor baseline with offload, Table 6.1: 32 days on 7728 GPUs.
-    let v = json(&[
-        "evaluate",
-        "--model",
-        "x160",
-        "--data",
-        "483",
-        "--tensor",
-        "16",
-        "--micro-batch",
-        "5",
-        "--offload",
-    ]);
+    let v = json_words("evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload");
     assert_eq!(f(&v, "days").round(), 32.0);
     assert_eq!(v["offload"], true);
     assert_eq!(v["fits"], true);
     // Over Ethernet the same plan is never faster.
-    let eth = json(&[
-        "evaluate",
-        "--model",
-        "x160",
-        "--data",
-        "483",
-        "--tensor",
-        "16",
-        "--micro-batch",
-        "5",
-        "--offload",
-        "--network",
-        "ethernet",
-    ]);
+    let eth = json_words(
+        "evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload --network ethernet",
+    );
     assert!(f(&eth, "days") >= f(&v, "days"));
 }
 
 #[test]
 fn zero_and_estimate_fields() {
-    let z = json(&["zero", "--params", "7.5e9", "--dp", "64", "--stage", "3"]);
+    let z = json_words("zero --params 7.5e9 --dp 64 --stage 3");
     assert_eq!(f(&z, "params_bytes"), 15e9 / 64.0);
     assert_eq!(f(&z, "grads_bytes"), 15e9 / 64.0);
     assert_eq!(f(&z, "optimizer_bytes"), 90e9 / 64.0);
     assert_eq!(f(&z, "total_bytes"), 1.875e9);
     assert_eq!(f(&z, "comm_volume_elements"), 22.5e9);
-    let z1 = json(&[
-        "zero", "--params", "7.5e9", "--dp", "64", "--stage", "1", "--k", "16",
-    ]);
+    let z1 = json_words("zero --params 7.5e9 --dp 64 --stage 1 --k 16");
     assert_eq!(f(&z1, "optimizer_bytes"), 16.0 * 7.5e9 / 64.0);
-    let e = json(&[
-        "estimate",
-        "--params",
-        "175e9",
-        "--tokens",
-        "300e9",
-        "--gpus",
-        "1024",
-        "--flops-per-gpu",
-        "140e12",
-    ]);
+    let e = json_words("estimate --params 175e9 --tokens 300e9 --gpus 1024 --flops-per-gpu 140e12");
     assert_eq!(f(&e, "days").round(), 34.0);
-    let e6 = json(&[
-        "estimate",
-        "--params",
-        "175e9",
-        "--tokens",
-        "300e9",
-        "--gpus",
-        "1024",
-        "--flops-per-gpu",
-        "140e12",
-        "--flops-factor",
-        "6",
-    ]);
+    let e6 = json_words("estimate --params 175e9 --tokens 300e9 --gpus 1024 --flops-per-gpu 140e12 --flops-factor 6");
     assert!((f(&e6, "days") / f(&e, "days") - 0.75).abs() < 1e-12);
 }

@@ -24,6 +24,16 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// [`json`] of a command line written as one string of words.
+fn json_words(line: &str) -> Value {
+    json(&line.split_whitespace().collect::<Vec<_>>())
+}
+
+/// [`plan3d`] of a command line written as one string of words.
+fn plan3d_words(line: &str) -> Output {
+    plan3d(&line.split_whitespace().collect::<Vec<_>>())
+}
+
 fn f(v: &Value, path: &str) -> f64 {
     path.split('.')
         .fold(v, |v, k| &v[k])
@@ -124,18 +134,8 @@ fn bad_input_is_a_clear_error_not_a_panic() {
 
 #[test]
 fn tables_are_readable() {
-    let out = plan3d(&[
-        "evaluate",
-        "--model",
-        "x160",
-        "--data",
-        "483",
-        "--tensor",
-        "16",
-        "--micro-batch",
-        "5",
-        "--offload",
-    ]);
+    let out =
+        plan3d_words("evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("days"), "{text}");
     assert!(

@@ -18,17 +18,7 @@ fn model_fields() {
     assert_eq!(f(&v, "critical_batch").round(), 2416.0);
     // Case-insensitive presets and custom shapes.
     assert_eq!(f(&json(&["model", "bert"]), "params"), 301_989_888.0);
-    let custom = json(&[
-        "model",
-        "--seq-len",
-        "512",
-        "--heads",
-        "16",
-        "--head-size",
-        "64",
-        "--layers",
-        "24",
-    ]);
+    let custom = json_words("model --seq-len 512 --heads 16 --head-size 64 --layers 24");
     assert_eq!(f(&custom, "params"), 301_989_888.0);
     let llama = json(&["model", "llama-3.1-405b"]);
     assert_eq!(f(&llama, "params_exact"), 405_853_388_800.0);

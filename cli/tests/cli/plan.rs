@@ -4,15 +4,7 @@ use super::*;
 
 #[test]
 fn plan_rules_and_exhaustive() {
-    let v = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "improved",
-        "--parallelism",
-        "3d",
-    ]);
+    let v = json_words("plan --model x160 --method improved --parallelism 3d");
     assert_eq!(f(&v, "gpus"), 38640.0);
     assert_eq!(
         (f(&v, "data"), f(&v, "pipe"), f(&v, "tensor")),
@@ -40,15 +32,7 @@ fn plan_rules_and_exhaustive() {
     ] {
         assert!(!v[k].is_null(), "{k}");
     }
-    let x = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "any",
-        "--search",
-        "exhaustive",
-    ]);
+    let x = json_words("plan --model x160 --method any --search exhaustive");
     assert_eq!(f(&x, "gpus"), 38640.0);
     assert_eq!(f(&x["rules"], "slowdown"), 1.0);
     let pareto = x["pareto"].as_array().unwrap();
@@ -62,67 +46,19 @@ fn plan_rules_and_exhaustive() {
 #[test]
 fn plan_constraints() {
     // Table 6.3: the 3d baseline within a month needs 10240 GPUs.
-    let v = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "baseline",
-        "--target-days",
-        "31",
-    ]);
+    let v = json_words("plan --model x160 --method baseline --target-days 31");
     assert_eq!(f(&v, "gpus"), 10240.0);
-    let v = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "improved",
-        "--max-gpus",
-        "1000",
-    ]);
+    let v = json_words("plan --model x160 --method improved --max-gpus 1000");
     assert!(f(&v, "gpus") <= 1000.0);
-    let v = json(&[
-        "plan", "--model", "x160", "--method", "improved", "--batch", "1000",
-    ]);
+    let v = json_words("plan --model x160 --method improved --batch 1000");
     assert!(f(&v, "batch") <= 1000.0);
-    let v = json(&[
-        "plan", "--model", "x160", "--method", "improved", "--tensor", "8",
-    ]);
+    let v = json_words("plan --model x160 --method improved --tensor 8");
     assert_eq!(f(&v, "tensor"), 8.0);
-    let v = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "any",
-        "--search",
-        "exhaustive",
-        "--gpus",
-        "7728",
-    ]);
+    let v = json_words("plan --model x160 --method any --search exhaustive --gpus 7728");
     assert_eq!(f(&v, "gpus"), 7728.0);
-    let eth = json(&[
-        "plan",
-        "--model",
-        "x160",
-        "--method",
-        "improved",
-        "--network",
-        "ethernet",
-    ]);
+    let eth = json_words("plan --model x160 --method improved --network ethernet");
     assert_eq!(f(&eth, "micro_batches"), 37.0);
-    let small = json(&[
-        "plan",
-        "--model",
-        "x64",
-        "--method",
-        "baseline",
-        "--parallelism",
-        "data",
-        "--gpu-memory",
-        "40",
-    ]);
+    let small = json_words("plan --model x64 --method baseline --parallelism data --gpu-memory 40");
     assert_eq!(small["offload"], true);
 }
 

@@ -4,17 +4,7 @@ use super::*;
 
 #[test]
 fn schedule_json_ascii_svg() {
-    let v = json(&[
-        "schedule",
-        "--kind",
-        "1f1b",
-        "--devices",
-        "4",
-        "--layers",
-        "16",
-        "--micro-batches",
-        "8",
-    ]);
+    let v = json_words("schedule --kind 1f1b --devices 4 --layers 16 --micro-batches 8");
     assert_eq!(v["kind"], "1f1b");
     assert_eq!(f(&v, "bubble_fraction"), 3.0 / 8.0);
     assert_eq!(f(&v, "makespan"), (8.0 + 3.0) * 4.0 * 3.0);
@@ -34,22 +24,7 @@ fn schedule_json_ascii_svg() {
     ] {
         assert!(events[0].get(k).is_some(), "{k}");
     }
-    let m = json(&[
-        "schedule",
-        "--kind",
-        "modular",
-        "--devices",
-        "5",
-        "--micro-batches",
-        "5",
-        "--model",
-        "x160",
-        "--tensor",
-        "16",
-        "--data",
-        "483",
-        "--partition",
-    ]);
+    let m = json_words("schedule --kind modular --devices 5 --micro-batches 5 --model x160 --tensor 16 --data 483 --partition");
     assert_eq!(m["unit"], "s");
     assert_eq!(f(&m, "layers"), 160.0);
     assert!(f(&m, "makespan") > 5.0 && f(&m, "makespan") < 7.0);
@@ -57,10 +32,7 @@ fn schedule_json_ascii_svg() {
     let peak = m["memory_peak_bytes"][0].as_f64().unwrap() / GIB;
     assert_eq!((peak * 100.0).round(), 472.0);
     let ascii = String::from_utf8(
-        plan3d(&[
-            "schedule", "--kind", "lga", "--layers", "4", "--data", "2", "--reduce", "1",
-        ])
-        .stdout,
+        plan3d_words("schedule --kind lga --layers 4 --data 2 --reduce 1").stdout,
     )
     .unwrap();
     assert!(
@@ -69,17 +41,7 @@ fn schedule_json_ascii_svg() {
     );
     assert!(ascii.contains("bubble 0.0000"));
     let svg = String::from_utf8(
-        plan3d(&[
-            "schedule",
-            "--kind",
-            "modular",
-            "--devices",
-            "4",
-            "--layers",
-            "16",
-            "--svg",
-        ])
-        .stdout,
+        plan3d_words("schedule --kind modular --devices 4 --layers 16 --svg").stdout,
     )
     .unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
