@@ -2,9 +2,7 @@
 //! the constraints of a search.
 
 use clap::Args;
-use plan3d_core::{
-    hardware, model, search::Constraints, ActivationModel, Error, Hardware, ModelShape, Network,
-};
+use plan3d_core::api::request::{ConstraintsRequest, HardwareRequest, ModelRequest};
 
 /// Custom shape flags; each overrides the preset's field.
 #[derive(Args, Default)]
@@ -42,70 +40,21 @@ pub(crate) struct ShapeArgs {
 }
 
 impl ShapeArgs {
-    pub(crate) fn shape(&self, name: Option<&str>) -> Result<ModelShape, String> {
-        let mut m = match name {
-            Some(n) => model::preset(n).map_err(|e| format!("{e} '{n}'"))?,
-            None => {
-                let missing: Vec<&str> = [
-                    ("--seq-len", self.seq_len.is_none()),
-                    ("--heads", self.heads.is_none()),
-                    ("--head-size", self.head_size.is_none()),
-                    ("--layers", self.layers.is_none()),
-                ]
-                .into_iter()
-                .filter_map(|(f, m)| m.then_some(f))
-                .collect();
-                if !missing.is_empty() {
-                    return Err(format!(
-                        "give a model name or a custom shape (missing {})",
-                        missing.join(", ")
-                    ));
-                }
-                let heads = self.heads.unwrap_or(1);
-                ModelShape {
-                    seq_len: 1,
-                    heads,
-                    head_size: 1,
-                    kv_heads: heads,
-                    layers: 1,
-                    ffn: 1,
-                    gated_mlp: false,
-                    biases: true,
-                    vocab: None,
-                    tied_embeddings: true,
-                }
-            }
-        };
-        if let Some(v) = self.seq_len {
-            m.seq_len = v;
+    /// The request for the model `name` with these overrides.
+    pub(crate) fn request(&self, name: Option<&str>) -> ModelRequest {
+        ModelRequest {
+            model: name.map(str::to_string),
+            seq_len: self.seq_len,
+            heads: self.heads,
+            head_size: self.head_size,
+            layers: self.layers,
+            ffn: self.ffn,
+            kv_heads: self.kv_heads,
+            gated: self.gated,
+            no_biases: self.no_biases,
+            vocab: self.vocab,
+            untied: self.untied,
         }
-        if let Some(v) = self.heads {
-            m.heads = v;
-            m.kv_heads = v;
-        }
-        if let Some(v) = self.head_size {
-            m.head_size = v;
-        }
-        if let Some(v) = self.layers {
-            m.layers = v;
-        }
-        if name.is_none() || self.heads.is_some() || self.head_size.is_some() {
-            m.ffn = u32::try_from(4 * m.width()).unwrap_or(u32::MAX);
-        }
-        if let Some(v) = self.ffn {
-            m.ffn = v;
-        }
-        if let Some(v) = self.kv_heads {
-            m.kv_heads = v;
-        }
-        m.gated_mlp |= self.gated;
-        m.biases &= !self.no_biases;
-        if self.vocab.is_some() {
-            m.vocab = self.vocab;
-        }
-        m.tied_embeddings &= !self.untied;
-        m.validate().map_err(|e| e.to_string())?;
-        Ok(m)
     }
 }
 
@@ -133,33 +82,16 @@ pub(crate) struct HardwareArgs {
 }
 
 impl HardwareArgs {
-    pub(crate) fn hardware(&self) -> Result<Hardware, Error> {
-        let mut gpu = hardware::gpu(&self.gpu)?;
-        if let Some(gib) = self.gpu_memory {
-            let gib = if gib.is_finite() && gib > 0.0 && gib <= 1e6 {
-                gib
-            } else {
-                return Err(Error::OutOfRange {
-                    what: "GPU memory (GiB)",
-                    value: gib,
-                    min: 0.0,
-                    max: 1e6,
-                });
-            };
-            gpu.memory = plan3d_core::units::Bytes::from_gib(gib);
-        }
-        let hw = Hardware {
-            gpu,
-            node_size: if self.no_node_limit {
-                None
-            } else {
-                Some(self.node_size.unwrap_or(16))
-            },
-            network: Network::parse(&self.network)?,
+    /// The request these flags make.
+    pub(crate) fn request(&self) -> HardwareRequest {
+        HardwareRequest {
+            gpu: self.gpu.clone(),
+            node_size: self.node_size,
+            no_node_limit: self.no_node_limit,
+            network: self.network.clone(),
             kernel_efficiency: self.kernel_efficiency,
-        };
-        hw.validate()?;
-        Ok(hw)
+            gpu_memory: self.gpu_memory,
+        }
     }
 }
 
@@ -189,16 +121,16 @@ pub(crate) struct ConstraintArgs {
 }
 
 impl ConstraintArgs {
-    pub(crate) fn constraints(&self) -> Result<Constraints, String> {
-        Ok(Constraints {
+    /// The request these flags make.
+    pub(crate) fn request(&self) -> ConstraintsRequest {
+        ConstraintsRequest {
+            gpus: self.gpus,
             max_gpus: self.max_gpus,
-            exact_gpus: self.gpus,
             tensor: self.tensor,
-            batch: self.batch,
             target_days: self.target_days,
+            batch: self.batch,
             min_efficiency: self.min_efficiency,
-            activation: ActivationModel::parse(&self.activations)
-                .map_err(|e| format!("{e} '{}'", self.activations))?,
-        })
+            activations: self.activations.clone(),
+        }
     }
 }

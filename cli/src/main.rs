@@ -21,8 +21,8 @@ use clap::{Parser, Subcommand};
 use crate::args::{HardwareArgs, ShapeArgs};
 use crate::estimate::estimate_cmd;
 use crate::evaluate::{evaluate_cmd, EvaluateArgs};
-use crate::hardware::hardware_json;
-use crate::model::model_json;
+use crate::hardware::hardware_cmd;
+use crate::model::model_cmd;
 use crate::output::table;
 use crate::plan::{plan_cmd, PlanArgs};
 use crate::schedule::{schedule_cmd, schedule_json, schedule_text, ScheduleArgs};
@@ -125,8 +125,8 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<String, String> {
     let value = match &cli.command {
-        Command::Model { name, shape } => model_json(&shape.shape(name.as_deref())?),
-        Command::Hardware { hw } => hardware_json(&hw.hardware().map_err(|e| e.to_string())?),
+        Command::Model { name, shape } => model_cmd(name.as_deref(), shape)?,
+        Command::Hardware { hw } => hardware_cmd(hw)?,
         Command::Evaluate(args) => evaluate_cmd(args)?,
         Command::Schedule(args) => {
             let sched = schedule_cmd(args)?;
@@ -136,7 +136,7 @@ fn run(cli: &Cli) -> Result<String, String> {
             if args.ascii || !cli.json {
                 return Ok(schedule_text(&sched));
             }
-            schedule_json(&sched)
+            schedule_json(&sched)?
         }
         Command::Plan(args) => plan_cmd(args)?,
         Command::Sweep(args) => {

@@ -1,19 +1,12 @@
 //! `plan3d model`: shape, parameter counts and critical batch size.
 
-use plan3d_core::ModelShape;
-use serde_json::{json, Value};
+use plan3d_core::api;
+use serde_json::Value;
 
-pub(crate) fn model_json(m: &ModelShape) -> Value {
-    json!({
-        "seq_len": m.seq_len,
-        "heads": m.heads,
-        "head_size": m.head_size,
-        "kv_heads": m.kv_heads,
-        "d_model": m.width(),
-        "ffn": m.ffn,
-        "layers": m.layers,
-        "params": m.params(),
-        "params_exact": m.params_exact(),
-        "critical_batch": m.critical_batch(),
-    })
+use crate::args::ShapeArgs;
+use crate::output::to_json;
+
+/// The model `name` with the shape flags' overrides.
+pub(crate) fn model_cmd(name: Option<&str>, shape: &ShapeArgs) -> Result<Value, String> {
+    to_json(api::model(&shape.request(name)))
 }

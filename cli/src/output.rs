@@ -67,3 +67,12 @@ pub(crate) fn num(x: f64) -> String {
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
 }
+
+/// A report as a JSON value (objects with sorted keys, as the CLI has
+/// always printed them), or the request's error in words.
+pub(crate) fn to_json<T: serde::Serialize, E: std::fmt::Display>(
+    r: Result<T, E>,
+) -> Result<Value, String> {
+    let report = r.map_err(|e| e.to_string())?;
+    serde_json::to_value(report).map_err(|e| e.to_string())
+}

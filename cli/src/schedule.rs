@@ -1,11 +1,13 @@
 //! `plan3d schedule`: a training step's timeline, simulated.
 
 use clap::Args;
-use plan3d_core::{model, schedule, ActivationModel, Error};
-use serde_json::{json, Value};
+use plan3d_core::api::{self, report::ScheduleReport, request::ScheduleRequest};
+use plan3d_core::schedule;
+use serde_json::Value;
 
 use crate::args::HardwareArgs;
 use crate::output::num;
+use crate::output::to_json;
 
 #[derive(Args)]
 pub(crate) struct ScheduleArgs {
@@ -73,85 +75,29 @@ pub(crate) struct ScheduleArgs {
 }
 
 pub(crate) fn schedule_cmd(a: &ScheduleArgs) -> Result<schedule::Schedule, String> {
-    let e = |e: Error| e.to_string();
-    let kind =
-        schedule::ScheduleKind::parse(&a.kind).map_err(|err| format!("{err} '{}'", a.kind))?;
-    let devices = a.devices.unwrap_or(if kind.pipelined() { 4 } else { 1 });
-    let (durations, memory_model, layers) = match &a.model {
-        Some(name) => {
-            let m = model::preset(name).map_err(|err| format!("{err} '{name}'"))?;
-            let hw = a.hw.hardware().map_err(e)?;
-            let d = schedule::Durations::from_cost_model(
-                &m,
-                &hw,
-                a.tensor,
-                a.micro_batch,
-                a.data,
-                a.partition,
-                ActivationModel::Paper,
-            )
-            .map_err(e)?;
-            (d, Some(m), a.layers.unwrap_or(m.layers))
-        }
-        None => {
-            let mut d = schedule::Durations::unit(a.backward);
-            d.reduce = a.reduce;
-            d.restore = a.restore;
-            d.send = a.send;
-            (d, None, a.layers.unwrap_or(16))
-        }
-    };
-    let mut spec = schedule::ScheduleSpec {
-        kind,
-        devices,
-        layers,
+    api::simulate(&ScheduleRequest {
+        kind: a.kind.clone(),
+        devices: a.devices,
+        layers: a.layers,
         micro_batches: a.micro_batches,
-        chunks: if kind == schedule::ScheduleKind::Interleaved {
-            a.chunks
-        } else {
-            1
-        },
+        chunks: a.chunks,
         data: a.data,
         partition: a.partition,
         offload: a.offload,
-        durations,
-        memory: schedule::MemorySizes::unit(),
-    };
-    if let Some(m) = memory_model {
-        spec.memory = schedule::MemorySizes::from_cost_model(&m, &spec, a.tensor, a.micro_batch);
-    }
-    schedule::simulate(&spec).map_err(e)
+        backward: a.backward,
+        reduce: a.reduce,
+        restore: a.restore,
+        send: a.send,
+        model: a.model.clone(),
+        tensor: a.tensor,
+        micro_batch: a.micro_batch,
+        hardware: a.hw.request(),
+    })
+    .map_err(|e| e.to_string())
 }
 
-pub(crate) fn schedule_json(s: &schedule::Schedule) -> Value {
-    let spec = &s.spec;
-    json!({
-        "kind": spec.kind.name(),
-        "devices": spec.devices,
-        "layers": spec.layers,
-        "micro_batches": spec.micro_batches,
-        "chunks": spec.chunks,
-        "data": spec.data,
-        "partition": spec.partition,
-        "offload": spec.offload,
-        "unit": spec.durations.unit,
-        "makespan": s.makespan,
-        "bubble_fraction": s.bubble_fraction,
-        "exposed_communication": s.exposed_communication,
-        "utilisation": s.utilisation,
-        "in_flight": s.in_flight,
-        "memory_peak_bytes": s.memory_peak,
-        "events": s.events.iter().map(|e| json!({
-            "device": e.device,
-            "stream": e.stream.name(),
-            "kind": e.kind.name(),
-            "layer": e.layer,
-            "layers": e.layers,
-            "micro_batch": e.micro_batch,
-            "start": e.start,
-            "end": e.end,
-        })).collect::<Vec<_>>(),
-    })
+pub(crate) fn schedule_json(s: &schedule::Schedule) -> Result<Value, String> {
+    to_json(Ok::<_, String>(ScheduleReport::from(s)))
 }
 
 /// The text Gantt chart and a summary line: one column per unit in unit

@@ -2,14 +2,12 @@
 //! table, CSV or JSON.
 
 use clap::Args;
-use plan3d_core::{
-    search::{self, Parallelism},
-    Method,
-};
-use serde_json::{json, Value};
+use plan3d_core::api::{self, request::SweepRequest};
+use serde_json::Value;
 
 use crate::args::{ConstraintArgs, HardwareArgs};
 use crate::output::num;
+use crate::output::to_json;
 
 #[derive(Args)]
 pub(crate) struct SweepArgs {
@@ -48,80 +46,18 @@ pub(crate) struct SweepArgs {
 }
 
 pub(crate) fn sweep_cmd(a: &SweepArgs) -> Result<Value, String> {
-    let hw = a.hw.hardware().map_err(|e| e.to_string())?;
-    let c = a.constraints.constraints()?;
-    let par = Parallelism::parse(&a.parallelism).map_err(|e| format!("{e} '{}'", a.parallelism))?;
-    let method = Method::parse(&a.method).map_err(|e| format!("{e} '{}'", a.method))?;
-    let scaling = match a.scaling.trim().split_once(':') {
-        None if a.scaling.trim().eq_ignore_ascii_case("x") => search::Scaling::XFamily,
-        Some((kind, v)) if kind.eq_ignore_ascii_case("aspect") => search::Scaling::Aspect {
-            ratio: v
-                .parse()
-                .map_err(|_| format!("bad width/depth ratio '{v}'"))?,
-            head_size: a.head_size,
-            seq_len: a.seq_len,
-        },
-        Some((kind, v)) if kind.eq_ignore_ascii_case("depth") => search::Scaling::FixedDepth {
-            layers: v.parse().map_err(|_| format!("bad layer count '{v}'"))?,
-            head_size: a.head_size,
-            seq_len: a.seq_len,
-        },
-        _ => {
-            return Err(format!(
-                "unknown scaling '{}': use x, aspect:R or depth:L",
-                a.scaling
-            ))
-        }
-    };
-    let rows = search::sweep_scaled(&hw, method, par, &c, scaling, a.from, a.to, a.points)
-        .map_err(|e| e.to_string())?;
-    Ok(Value::Array(
-        rows.iter()
-            .map(|r| match &r.plan {
-                Ok(p) => {
-                    let e = &p.evaluation;
-                    json!({
-                        "x": r.x,
-                        "params": r.params,
-                        "layers": r.model.layers,
-                        "d_model": r.model.width(),
-                        "gpus": e.gpus,
-                        "days": e.time.days(),
-                        "efficiency": e.efficiency,
-                        "offload": e.config.offload,
-                        "offloadable": e.memory.offloadable().get(),
-                        "non_offloadable": e.memory.non_offloadable().get(),
-                        "data": e.config.data,
-                        "pipe": e.config.pipe,
-                        "tensor": e.config.tensor,
-                        "batch": e.batch,
-                        "micro_batch": e.config.micro_batch,
-                        "micro_batches": e.config.micro_batches,
-                        "error": null,
-                    })
-                }
-                Err(err) => json!({
-                    "x": r.x,
-                    "params": r.params,
-                    "layers": r.model.layers,
-                    "d_model": r.model.width(),
-                    "gpus": null,
-                    "days": null,
-                    "efficiency": null,
-                    "offload": null,
-                    "offloadable": null,
-                    "non_offloadable": null,
-                    "data": null,
-                    "pipe": null,
-                    "tensor": null,
-                    "batch": null,
-                    "micro_batch": null,
-                    "micro_batches": null,
-                    "error": err.to_string(),
-                }),
-            })
-            .collect(),
-    ))
+    to_json(api::sweep(&SweepRequest {
+        hardware: a.hw.request(),
+        constraints: a.constraints.request(),
+        method: a.method.clone(),
+        parallelism: a.parallelism.clone(),
+        from: a.from,
+        to: a.to,
+        points: a.points,
+        scaling: a.scaling.clone(),
+        head_size: a.head_size,
+        seq_len: a.seq_len,
+    }))
 }
 
 pub(crate) const SWEEP_COLUMNS: [&str; 17] = [

@@ -33,10 +33,13 @@
 //! # Crate features
 //!
 //! * `std` (default): implies `alloc`; nothing else.
-//! * `alloc`: reserved for list-returning APIs. The crate builds with
-//!   neither (`--no-default-features`, e.g. for `thumbv7m-none-eabi`), and
-//!   all float math goes through `libm`, so every target gives the same
-//!   numbers.
+//! * `alloc`: list-returning APIs (search, schedules, [`api`]). The crate
+//!   builds with neither (`--no-default-features`, e.g. for
+//!   `thumbv7m-none-eabi`), and all float math goes through `libm`, so every
+//!   target gives the same numbers.
+//! * `serde`: `Serialize` and `Deserialize` on [`api`]'s requests and
+//!   reports (implies `alloc`, works without `std`).
+//! * `schema`: a JSON schema of them through `schemars` (implies `std`).
 #![no_std]
 #![deny(missing_docs)]
 
@@ -46,6 +49,8 @@ extern crate std;
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+#[cfg(feature = "alloc")]
+pub mod api;
 pub mod cost;
 mod error;
 pub mod estimate;

@@ -56,6 +56,7 @@ fn assert_errors(cases: &[(&[&str], &str)]) {
 }
 
 mod evaluate;
+mod golden;
 mod model;
 mod plan;
 mod schedule;

@@ -1,0 +1,464 @@
+//! One schema for every door: the CLI, the page's exports and the
+//! JavaScript API all take a [`request`] and give a [`report`].
+//!
+//! A request holds what a user types (names as strings, the CLI's
+//! defaults); each function here resolves it into core's typed inputs,
+//! runs core, and returns the report whose fields the README documents.
+//! Errors are [`ApiError`]s whose messages are the CLI's, naming the value
+//! that was wrong.
+//!
+//! With the `serde` feature every request and report is `Serialize` and
+//! `Deserialize`; with `schema` (needs std) they also derive a JSON schema.
+//!
+//! ```
+//! use plan3d_core::api::{self, request::EvaluateRequest, request::ModelRequest};
+//! let r = api::evaluate(&EvaluateRequest {
+//!     model: ModelRequest { model: Some("x160".into()), ..Default::default() },
+//!     method: "improved".into(),
+//!     data: 483, pipe: 5, tensor: 16, micro_batch: 1, micro_batches: 5,
+//!     ..Default::default()
+//! })?;
+//! assert_eq!(r.gpus, 38_640); // Table 6.1, 3d improved
+//! # Ok::<(), plan3d_core::api::ApiError>(())
+//! ```
+
+pub mod report;
+pub mod request;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::cost::{evaluate as evaluate_config, Config, Method};
+use crate::error::Error;
+use crate::hardware::{self, Hardware, Network};
+use crate::memory::ActivationModel;
+use crate::model::{self, ModelShape};
+use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};
+use crate::search::{self, Constraints, Parallelism, Scaling};
+use crate::units::Bytes;
+use crate::{estimate as estimate_mod, planner, zero as zero_mod};
+
+use report::{
+    EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RulesReport,
+    ScheduleReport, SweepRowReport, ZeroReport,
+};
+use request::{
+    ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
+    ScheduleRequest, SweepRequest,
+};
+
+/// Why a request has no answer, in words (the CLI prints it after
+/// `error: `; the JavaScript API throws it as an `Error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError(pub String);
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl core::error::Error for ApiError {}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        Self(e.to_string())
+    }
+}
+
+impl From<String> for ApiError {
+    fn from(s: String) -> Self {
+        Self(s)
+    }
+}
+
+impl From<&str> for ApiError {
+    fn from(s: &str) -> Self {
+        Self(s.to_string())
+    }
+}
+
+/// `e` followed by the value it is about: `unknown GPU 'h900'`.
+fn naming(e: Error, value: &str) -> ApiError {
+    ApiError(format!("{e} '{value}'"))
+}
+
+/// The shape a [`ModelRequest`] names: a preset with its fields
+/// overridden, or a custom shape (then the four core fields are needed;
+/// the FFN defaults to 4 × width).
+///
+/// # Errors
+///
+/// An unknown preset, missing fields of a custom shape, or an invalid
+/// shape.
+pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
+    let name = r.model.as_deref();
+    let mut m = match name {
+        Some(n) => model::preset(n).map_err(|e| naming(e, n))?,
+        None => {
+            let missing: Vec<&str> = [
+                ("--seq-len", r.seq_len.is_none()),
+                ("--heads", r.heads.is_none()),
+                ("--head-size", r.head_size.is_none()),
+                ("--layers", r.layers.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(f, m)| m.then_some(f))
+            .collect();
+            if !missing.is_empty() {
+                return Err(ApiError(format!(
+                    "give a model name or a custom shape (missing {})",
+                    missing.join(", ")
+                )));
+            }
+            let heads = r.heads.unwrap_or(1);
+            ModelShape {
+                seq_len: 1,
+                heads,
+                head_size: 1,
+                kv_heads: heads,
+                layers: 1,
+                ffn: 1,
+                gated_mlp: false,
+                biases: true,
+                vocab: None,
+                tied_embeddings: true,
+            }
+        }
+    };
+    if let Some(v) = r.seq_len {
+        m.seq_len = v;
+    }
+    if let Some(v) = r.heads {
+        m.heads = v;
+        m.kv_heads = v;
+    }
+    if let Some(v) = r.head_size {
+        m.head_size = v;
+    }
+    if let Some(v) = r.layers {
+        m.layers = v;
+    }
+    if name.is_none() || r.heads.is_some() || r.head_size.is_some() {
+        m.ffn = u32::try_from(4 * m.width()).unwrap_or(u32::MAX);
+    }
+    if let Some(v) = r.ffn {
+        m.ffn = v;
+    }
+    if let Some(v) = r.kv_heads {
+        m.kv_heads = v;
+    }
+    m.gated_mlp |= r.gated;
+    m.biases &= !r.no_biases;
+    if r.vocab.is_some() {
+        m.vocab = r.vocab;
+    }
+    m.tied_embeddings &= !r.untied;
+    m.validate()?;
+    Ok(m)
+}
+
+/// The hardware a [`HardwareRequest`] names (node size 16 unless given or
+/// unlimited).
+///
+/// # Errors
+///
+/// An unknown GPU or network, or a value out of range.
+pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
+    let mut gpu = hardware::gpu(&r.gpu)?;
+    if let Some(gib) = r.gpu_memory {
+        if !(gib.is_finite() && gib > 0.0 && gib <= 1e6) {
+            return Err(Error::OutOfRange {
+                what: "GPU memory (GiB)",
+                value: gib,
+                min: 0.0,
+                max: 1e6,
+            }
+            .into());
+        }
+        gpu.memory = Bytes::from_gib(gib);
+    }
+    if r.no_node_limit && r.node_size.is_some() {
+        return Err("give a node size or no node limit, not both".into());
+    }
+    let hw = Hardware {
+        gpu,
+        node_size: if r.no_node_limit {
+            None
+        } else {
+            Some(r.node_size.unwrap_or(16))
+        },
+        network: Network::parse(&r.network)?,
+        kernel_efficiency: r.kernel_efficiency,
+    };
+    hw.validate()?;
+    Ok(hw)
+}
+
+fn activation(name: &str) -> Result<ActivationModel, ApiError> {
+    ActivationModel::parse(name).map_err(|e| naming(e, name))
+}
+
+fn method(name: &str) -> Result<Method, ApiError> {
+    Method::parse(name).map_err(|e| naming(e, name))
+}
+
+fn parallelism(name: &str) -> Result<Parallelism, ApiError> {
+    Parallelism::parse(name).map_err(|e| naming(e, name))
+}
+
+/// The constraints a [`ConstraintsRequest`] names.
+///
+/// # Errors
+///
+/// An unknown activation model (the search checks the values).
+pub fn constraints_of(r: &ConstraintsRequest) -> Result<Constraints, ApiError> {
+    Ok(Constraints {
+        max_gpus: r.max_gpus,
+        exact_gpus: r.gpus,
+        tensor: r.tensor,
+        batch: r.batch,
+        target_days: r.target_days,
+        min_efficiency: r.min_efficiency,
+        activation: activation(&r.activations)?,
+    })
+}
+
+/// `plan3d model`.
+///
+/// # Errors
+///
+/// As [`shape`].
+pub fn model(r: &ModelRequest) -> Result<ModelReport, ApiError> {
+    Ok(ModelReport::from(&shape(r)?))
+}
+
+/// `plan3d hardware`.
+///
+/// # Errors
+///
+/// As [`hardware_of`].
+pub fn hardware(r: &HardwareRequest) -> Result<HardwareReport, ApiError> {
+    Ok(HardwareReport::from(&hardware_of(r)?))
+}
+
+/// `plan3d evaluate`: one configuration.
+///
+/// # Errors
+///
+/// An invalid model, hardware or name, a batch that is not data ×
+/// micro-batches × micro-batch, or what [`crate::evaluate`] rejects.
+pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
+    let m = shape(&r.model)?;
+    let hw = hardware_of(&r.hardware)?;
+    let cfg = Config {
+        method: method(&r.method)?,
+        data: r.data,
+        pipe: r.pipe,
+        tensor: r.tensor,
+        micro_batch: r.micro_batch,
+        micro_batches: r.micro_batches,
+        offload: r.offload,
+        activation: activation(&r.activations)?,
+    };
+    if let Some(batch) = r.batch {
+        if batch != cfg.batch() {
+            return Err(Error::BatchMismatch {
+                batch,
+                product: cfg.batch(),
+            }
+            .into());
+        }
+    }
+    let e = evaluate_config(&m, &hw, &cfg)?;
+    Ok(EvaluationReport::new(&e, &hw))
+}
+
+/// `plan3d plan`: the rules' plan, or the exhaustive optimum with its
+/// Pareto front (8 budget levels) and the rules' standing against it.
+///
+/// # Errors
+///
+/// Invalid inputs, `any` method with the rules, an unknown search, or no
+/// plan.
+pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
+    let m = shape(&r.model)?;
+    let hw = hardware_of(&r.hardware)?;
+    let c = constraints_of(&r.constraints)?;
+    let par = parallelism(&r.parallelism)?;
+    let method = if r.method.eq_ignore_ascii_case("any") {
+        None
+    } else {
+        Some(method(&r.method)?)
+    };
+    match r.search.to_ascii_lowercase().as_str() {
+        "rules" => {
+            let method =
+                method.ok_or("the rules need a method; use --search exhaustive for any")?;
+            let p = search::rules(&m, &hw, method, par, &c)?;
+            Ok(PlanReport::new(&p, &hw, "rules"))
+        }
+        "exhaustive" => {
+            let best = search::exhaustive(&m, &hw, method, par, &c)?;
+            let front = search::pareto(&m, &hw, method, par, &c, 8)?;
+            // Where the paper's rules sit against the optimum.
+            let rule_method = method.unwrap_or(best.best.method);
+            let rules = search::rules(&m, &hw, rule_method, par, &c)
+                .ok()
+                .map(|p| RulesReport {
+                    method: rule_method.name().to_string(),
+                    gpus: p.evaluation.gpus,
+                    days: p.evaluation.time.days(),
+                    efficiency: p.evaluation.efficiency,
+                    slowdown: planner::slowdown(&p, &best),
+                    gpu_ratio: p.evaluation.gpus as f64 / best.best.evaluation.gpus as f64,
+                    optimal: planner::standing(&p, &best, &c) == planner::Standing::Optimal,
+                });
+            Ok(PlanReport::exhaustive(&best, &hw, &front, rules))
+        }
+        other => Err(ApiError(format!(
+            "unknown search '{other}': use rules or exhaustive"
+        ))),
+    }
+}
+
+/// The scaling a sweep's `scaling` names: `x`, `aspect:R` or `depth:L`.
+fn scaling(r: &SweepRequest) -> Result<Scaling, ApiError> {
+    let s = r.scaling.trim();
+    match s.split_once(':') {
+        None if s.eq_ignore_ascii_case("x") => Ok(Scaling::XFamily),
+        Some((kind, v)) if kind.eq_ignore_ascii_case("aspect") => Ok(Scaling::Aspect {
+            ratio: v
+                .parse()
+                .map_err(|_| ApiError(format!("bad width/depth ratio '{v}'")))?,
+            head_size: r.head_size,
+            seq_len: r.seq_len,
+        }),
+        Some((kind, v)) if kind.eq_ignore_ascii_case("depth") => Ok(Scaling::FixedDepth {
+            layers: v
+                .parse()
+                .map_err(|_| ApiError(format!("bad layer count '{v}'")))?,
+            head_size: r.head_size,
+            seq_len: r.seq_len,
+        }),
+        _ => Err(ApiError(format!(
+            "unknown scaling '{}': use x, aspect:R or depth:L",
+            r.scaling
+        ))),
+    }
+}
+
+/// `plan3d sweep`: one row per size.
+///
+/// # Errors
+///
+/// Invalid inputs or range (a size with no plan is a row with `error`).
+pub fn sweep(r: &SweepRequest) -> Result<Vec<SweepRowReport>, ApiError> {
+    let hw = hardware_of(&r.hardware)?;
+    let c = constraints_of(&r.constraints)?;
+    let par = parallelism(&r.parallelism)?;
+    let method = method(&r.method)?;
+    let rows = search::sweep_scaled(&hw, method, par, &c, scaling(r)?, r.from, r.to, r.points)?;
+    Ok(rows.iter().map(SweepRowReport::from).collect())
+}
+
+/// The simulated schedule a [`ScheduleRequest`] names (for the CLI's text
+/// and SVG drawings; [`schedule`] gives its report).
+///
+/// # Errors
+///
+/// An unknown kind or model, or a spec [`schedule::simulate`] rejects.
+pub fn simulate(r: &ScheduleRequest) -> Result<Schedule, ApiError> {
+    let kind = ScheduleKind::parse(&r.kind).map_err(|e| naming(e, &r.kind))?;
+    let devices = r.devices.unwrap_or(if kind.pipelined() { 4 } else { 1 });
+    let (durations, memory_model, layers) = match &r.model {
+        Some(name) => {
+            let m = model::preset(name).map_err(|e| naming(e, name))?;
+            let hw = hardware_of(&r.hardware)?;
+            let d = Durations::from_cost_model(
+                &m,
+                &hw,
+                r.tensor,
+                r.micro_batch,
+                r.data,
+                r.partition,
+                ActivationModel::Paper,
+            )?;
+            (d, Some(m), r.layers.unwrap_or(m.layers))
+        }
+        None => {
+            let mut d = Durations::unit(r.backward);
+            d.reduce = r.reduce;
+            d.restore = r.restore;
+            d.send = r.send;
+            (d, None, r.layers.unwrap_or(16))
+        }
+    };
+    let mut spec = ScheduleSpec {
+        kind,
+        devices,
+        layers,
+        micro_batches: r.micro_batches,
+        chunks: if kind == ScheduleKind::Interleaved {
+            r.chunks
+        } else {
+            1
+        },
+        data: r.data,
+        partition: r.partition,
+        offload: r.offload,
+        durations,
+        memory: MemorySizes::unit(),
+    };
+    if let Some(m) = memory_model {
+        spec.memory = MemorySizes::from_cost_model(&m, &spec, r.tensor, r.micro_batch);
+    }
+    Ok(schedule::simulate(&spec)?)
+}
+
+/// `plan3d schedule`: a simulated step's events and metrics.
+///
+/// # Errors
+///
+/// As [`simulate`].
+pub fn schedule(r: &ScheduleRequest) -> Result<ScheduleReport, ApiError> {
+    Ok(ScheduleReport::from(&simulate(r)?))
+}
+
+/// `plan3d zero`: ZeRO-DP state per device for Ψ = `params` over `dp`
+/// devices at `stage`, with optimizer multiplier `k`.
+///
+/// # Errors
+///
+/// As [`crate::zero::zero`].
+pub fn zero(params: f64, dp: u32, stage: u8, k: f64) -> Result<ZeroReport, ApiError> {
+    let z = zero_mod::zero(params, dp, stage, k)?;
+    Ok(ZeroReport {
+        params_bytes: z.params.get(),
+        grads_bytes: z.grads.get(),
+        optimizer_bytes: z.optimizer.get(),
+        total_bytes: z.total().get(),
+        comm_volume_elements: z.comm_volume_elements,
+    })
+}
+
+/// `plan3d estimate`: factor · T · P / (N · X) (PTD-P eq. 4).
+///
+/// # Errors
+///
+/// As [`crate::estimate::training_time`].
+pub fn estimate(
+    params: f64,
+    tokens: f64,
+    gpus: f64,
+    flops_per_gpu: f64,
+    factor: f64,
+) -> Result<EstimateReport, ApiError> {
+    let t = estimate_mod::training_time(params, tokens, gpus, flops_per_gpu, factor)?;
+    Ok(EstimateReport {
+        seconds: t.get(),
+        days: t.days(),
+    })
+}

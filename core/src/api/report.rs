@@ -1,0 +1,647 @@
+//! What plan3d answers: one plain struct per answer, in the units and with
+//! the field names of the CLI's `--json` output, the page's JSON exports
+//! and the JavaScript API. The README's field tables document these types;
+//! with the `schema` feature they also give the JSON schema.
+//!
+//! Every quantity is a plain number in the unit its name or doc says:
+//! bytes, bytes/s, flop, flop/s, days, seconds or a fraction.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+use crate::cost::Evaluation;
+use crate::hardware::{Hardware, Link};
+use crate::model::ModelShape;
+use crate::schedule::{Event, Schedule};
+use crate::search::{Plan, SearchResult, SweepRow};
+
+/// `plan3d model`: a shape, its parameter counts and critical batch.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ModelReport {
+    /// Sequence length d_s, tokens.
+    pub seq_len: u32,
+    /// Attention heads d_a.
+    pub heads: u32,
+    /// Head size d_h.
+    pub head_size: u32,
+    /// Key/value heads (= heads unless grouped-query).
+    pub kv_heads: u32,
+    /// Width d_m = d_a · d_h.
+    pub d_model: u64,
+    /// Feed-forward size d_I.
+    pub ffn: u32,
+    /// Layers d_l.
+    pub layers: u32,
+    /// p = p_l · d_l, the count every formula uses (12 x⁵ for X\[x\]).
+    pub params: f64,
+    /// With biases, norms and, given a vocabulary, embeddings.
+    pub params_exact: f64,
+    /// b_c = 573 p^{1/3} / d_s in sequences (eq. 2), not rounded.
+    pub critical_batch: f64,
+}
+
+impl From<&ModelShape> for ModelReport {
+    fn from(m: &ModelShape) -> Self {
+        Self {
+            seq_len: m.seq_len,
+            heads: m.heads,
+            head_size: m.head_size,
+            kv_heads: m.kv_heads,
+            d_model: m.width(),
+            ffn: m.ffn,
+            layers: m.layers,
+            params: m.params(),
+            params_exact: m.params_exact(),
+            critical_batch: m.critical_batch(),
+        }
+    }
+}
+
+/// A link's figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LinkReport {
+    /// Input + output bandwidth, bytes/s.
+    pub bandwidth: f64,
+    /// Arithmetic-intensity threshold peak / bandwidth, flop/B (Table A.1).
+    pub threshold: f64,
+}
+
+/// Every link of a GPU, by its key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LinksReport {
+    /// GPU memory.
+    #[cfg_attr(feature = "serde", serde(rename = "gpu-memory"))]
+    pub gpu_memory: LinkReport,
+    /// NVLink within the node.
+    pub nvlink: LinkReport,
+    /// The GPU's PCIe link.
+    pub pcie: LinkReport,
+    /// InfiniBand (or the network preset chosen).
+    pub infiniband: LinkReport,
+    /// CPU-GPU.
+    #[cfg_attr(feature = "serde", serde(rename = "cpu-gpu"))]
+    pub cpu_gpu: LinkReport,
+    /// Ethernet 25 Gb/s.
+    pub ethernet: LinkReport,
+    /// NVMe.
+    pub nvme: LinkReport,
+    /// A hard drive.
+    pub hdd: LinkReport,
+}
+
+/// `plan3d hardware`: a GPU and its links.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HardwareReport {
+    /// The GPU preset.
+    pub gpu: String,
+    /// Dense half-precision peak, flop/s.
+    pub peak_flops: f64,
+    /// GPU memory, bytes.
+    pub memory_bytes: f64,
+    /// NVLink domain size in GPUs; null for no limit.
+    pub node_size: Option<u32>,
+    /// Network of the data and pipeline dimensions.
+    pub network: String,
+    /// Every link.
+    pub links: LinksReport,
+}
+
+impl From<&Hardware> for HardwareReport {
+    fn from(hw: &Hardware) -> Self {
+        let l = |link: Link| LinkReport {
+            bandwidth: hw.bandwidth(link).get(),
+            threshold: hw.threshold(link).get(),
+        };
+        Self {
+            gpu: hw.gpu.name.to_string(),
+            peak_flops: hw.gpu.peak.get(),
+            memory_bytes: hw.gpu.memory.get(),
+            node_size: hw.node_size,
+            network: hw.network.name().to_string(),
+            links: LinksReport {
+                gpu_memory: l(Link::GpuMemory),
+                nvlink: l(Link::NvLink),
+                pcie: l(Link::Pcie),
+                infiniband: l(Link::InfiniBand),
+                cpu_gpu: l(Link::CpuGpu),
+                ethernet: l(Link::Ethernet),
+                nvme: l(Link::Nvme),
+                hdd: l(Link::Hdd),
+            },
+        }
+    }
+}
+
+/// Overheads relative to a step's compute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OverheadsReport {
+    /// Pipeline bubble.
+    pub bubble: f64,
+    /// Tensor-parallel all-reduces (eq. 12).
+    pub tensor: f64,
+    /// Data-parallel traffic (eqs. 5–9).
+    pub data: f64,
+    /// Pipeline transfers (eqs. 10–11).
+    pub pipeline: f64,
+    /// CPU-GPU offload (eqs. 13–14).
+    pub offload: f64,
+    /// Load imbalance (layers or heads that do not divide).
+    pub imbalance: f64,
+}
+
+/// Memory per GPU, bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MemoryReport {
+    /// Training state (weights, gradients, optimizer).
+    pub state: f64,
+    /// Activation checkpoints.
+    pub checkpoints: f64,
+    /// Parameter and gradient buffers.
+    pub buffers: f64,
+    /// Activations of the layer being computed.
+    pub activations: f64,
+    /// What offload can move to CPU memory (state and checkpoints).
+    pub offloadable: f64,
+    /// What must stay on the GPU.
+    pub non_offloadable: f64,
+    /// All of it.
+    pub total: f64,
+    /// What stays on the GPU with this plan's offload choice.
+    pub on_gpu: f64,
+}
+
+/// One transfer against its link.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TransferReport {
+    /// What moves: `data-forward`, `data-backward`, `data-exposed`,
+    /// `pipeline`, `tensor`, `cpu-gpu`, `pcie-shared`.
+    pub kind: String,
+    /// The link's key.
+    pub link: String,
+    /// The equation of the intensity.
+    pub equation: String,
+    /// Arithmetic intensity, flop/B.
+    pub intensity: f64,
+    /// The link's threshold, flop/B.
+    pub threshold: f64,
+    /// Overlapped with compute.
+    pub overlapped: bool,
+    /// Overlapped and fully hidden.
+    pub hidden: bool,
+    /// Its overhead relative to the step's compute.
+    pub overhead: f64,
+}
+
+/// `plan3d evaluate`: everything about one configuration.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EvaluationReport {
+    /// The method.
+    pub method: String,
+    /// Batch b, sequences.
+    pub batch: u64,
+    /// Micro-batch size b_µ, sequences.
+    pub micro_batch: u32,
+    /// Micro-batches n_µ.
+    pub micro_batches: u32,
+    /// Data-parallel degree n_b.
+    pub data: u32,
+    /// Pipeline-parallel degree n_l.
+    pub pipe: u32,
+    /// Tensor-parallel degree n_a.
+    pub tensor: u32,
+    /// GPUs n_gpu.
+    pub gpus: u64,
+    /// State and checkpoints offloaded to CPU memory.
+    pub offload: bool,
+    /// Critical batch b_c, sequences (eq. 2).
+    pub critical_batch: f64,
+    /// Fraction of peak reached, kernel efficiency included.
+    pub efficiency: f64,
+    /// Training time, days.
+    pub days: f64,
+    /// Training steps.
+    pub steps: f64,
+    /// Work of the run, flop.
+    pub total_flops: f64,
+    /// What stays on the GPU fits in its memory.
+    pub fits: bool,
+    /// The GPU's memory, bytes.
+    pub gpu_memory_bytes: f64,
+    /// Overheads.
+    pub overheads: OverheadsReport,
+    /// Memory per GPU.
+    pub memory: MemoryReport,
+    /// Every transfer.
+    pub transfers: Vec<TransferReport>,
+}
+
+impl EvaluationReport {
+    /// The report of an evaluation on `hw`.
+    #[must_use]
+    pub fn new(e: &Evaluation, hw: &Hardware) -> Self {
+        let (c, m, o) = (&e.config, &e.memory, &e.overheads);
+        Self {
+            method: c.method.name().to_string(),
+            batch: e.batch,
+            micro_batch: c.micro_batch,
+            micro_batches: c.micro_batches,
+            data: c.data,
+            pipe: c.pipe,
+            tensor: c.tensor,
+            gpus: e.gpus,
+            offload: c.offload,
+            critical_batch: e.critical_batch,
+            efficiency: e.efficiency,
+            days: e.time.days(),
+            steps: e.steps,
+            total_flops: e.total_flops.get(),
+            fits: e.fits,
+            gpu_memory_bytes: hw.gpu.memory.get(),
+            overheads: OverheadsReport {
+                bubble: o.bubble,
+                tensor: o.tensor,
+                data: o.data,
+                pipeline: o.pipeline,
+                offload: o.offload,
+                imbalance: o.imbalance,
+            },
+            memory: MemoryReport {
+                state: m.state.get(),
+                checkpoints: m.checkpoints.get(),
+                buffers: m.buffers.get(),
+                activations: m.activations.get(),
+                offloadable: m.offloadable().get(),
+                non_offloadable: m.non_offloadable().get(),
+                total: m.total().get(),
+                on_gpu: m.on_gpu(c.offload).get(),
+            },
+            transfers: e
+                .transfers
+                .iter()
+                .map(|t| TransferReport {
+                    kind: t.kind.key().to_string(),
+                    link: t.link.key().to_string(),
+                    equation: t.equation.to_string(),
+                    intensity: t.intensity.get(),
+                    threshold: t.threshold.get(),
+                    overlapped: t.overlapped,
+                    hidden: t.hidden(),
+                    overhead: t.overhead,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A configuration on the Pareto front.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ParetoPoint {
+    /// The method.
+    pub method: String,
+    /// GPUs.
+    pub gpus: u64,
+    /// Training time, days.
+    pub days: f64,
+    /// Efficiency.
+    pub efficiency: f64,
+    /// Memory that stays on the GPU, bytes.
+    pub memory_bytes: f64,
+    /// Data-parallel degree.
+    pub data: u32,
+    /// Pipeline-parallel degree.
+    pub pipe: u32,
+    /// Tensor-parallel degree.
+    pub tensor: u32,
+    /// Micro-batch size.
+    pub micro_batch: u32,
+    /// Micro-batches.
+    pub micro_batches: u32,
+    /// Offloaded.
+    pub offload: bool,
+}
+
+impl From<&Evaluation> for ParetoPoint {
+    fn from(e: &Evaluation) -> Self {
+        let c = &e.config;
+        Self {
+            method: c.method.name().to_string(),
+            gpus: e.gpus,
+            days: e.time.days(),
+            efficiency: e.efficiency,
+            memory_bytes: e.memory.on_gpu(c.offload).get(),
+            data: c.data,
+            pipe: c.pipe,
+            tensor: c.tensor,
+            micro_batch: c.micro_batch,
+            micro_batches: c.micro_batches,
+            offload: c.offload,
+        }
+    }
+}
+
+/// The rules' plan against the exhaustive optimum.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RulesReport {
+    /// The rules' method.
+    pub method: String,
+    /// GPUs.
+    pub gpus: u64,
+    /// Training time, days.
+    pub days: f64,
+    /// Efficiency.
+    pub efficiency: f64,
+    /// Rules' time over the optimum's.
+    pub slowdown: f64,
+    /// Rules' GPUs over the optimum's.
+    pub gpu_ratio: f64,
+    /// The rules reach the optimum in the search's objective.
+    pub optimal: bool,
+}
+
+/// `plan3d plan`: a plan, why, and (exhaustive) the front and the rules.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlanReport {
+    /// The plan's evaluation.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub evaluation: EvaluationReport,
+    /// The parallelism setting.
+    pub parallelism: String,
+    /// `rules` or `exhaustive`.
+    pub search: String,
+    /// Each constraint that sets a value, with its equation.
+    pub binding: Vec<String>,
+    /// (Exhaustive) configurations evaluated.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub evaluated: Option<u64>,
+    /// (Exhaustive) the front over time, GPUs and memory, fastest first.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub pareto: Option<Vec<ParetoPoint>>,
+    /// (Exhaustive) the rules' plan for the same method.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub rules: Option<RulesReport>,
+}
+
+impl PlanReport {
+    /// The report of a plan found by `search` (`rules` or `exhaustive`).
+    #[must_use]
+    pub fn new(p: &Plan, hw: &Hardware, search: &str) -> Self {
+        Self {
+            evaluation: EvaluationReport::new(&p.evaluation, hw),
+            parallelism: p.parallelism.name().to_string(),
+            search: search.to_string(),
+            binding: p.binding.iter().map(ToString::to_string).collect(),
+            evaluated: None,
+            pareto: None,
+            rules: None,
+        }
+    }
+
+    /// The report of an exhaustive search, with its front and the rules'
+    /// plan where the rules have one.
+    #[must_use]
+    pub fn exhaustive(
+        r: &SearchResult,
+        hw: &Hardware,
+        front: &[Evaluation],
+        rules: Option<RulesReport>,
+    ) -> Self {
+        Self {
+            evaluated: Some(r.evaluated),
+            pareto: Some(front.iter().map(ParetoPoint::from).collect()),
+            rules,
+            ..Self::new(&r.best, hw, "exhaustive")
+        }
+    }
+}
+
+/// One row of a size sweep; the plan's fields are null where a size has
+/// no plan, and `error` says why.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SweepRowReport {
+    /// The X\[x\] model (0 for other scalings).
+    pub x: u32,
+    /// Parameters.
+    pub params: f64,
+    /// Layers.
+    pub layers: u32,
+    /// Width.
+    pub d_model: u64,
+    /// GPUs.
+    pub gpus: Option<u64>,
+    /// Training time, days.
+    pub days: Option<f64>,
+    /// Efficiency.
+    pub efficiency: Option<f64>,
+    /// Offloaded.
+    pub offload: Option<bool>,
+    /// Offloadable memory per GPU, bytes.
+    pub offloadable: Option<f64>,
+    /// Non-offloadable memory per GPU, bytes.
+    pub non_offloadable: Option<f64>,
+    /// Data-parallel degree.
+    pub data: Option<u32>,
+    /// Pipeline-parallel degree.
+    pub pipe: Option<u32>,
+    /// Tensor-parallel degree.
+    pub tensor: Option<u32>,
+    /// Batch, sequences.
+    pub batch: Option<u64>,
+    /// Micro-batch size.
+    pub micro_batch: Option<u32>,
+    /// Micro-batches.
+    pub micro_batches: Option<u32>,
+    /// Why this size has no plan.
+    pub error: Option<String>,
+}
+
+impl From<&SweepRow> for SweepRowReport {
+    fn from(r: &SweepRow) -> Self {
+        let e = r.plan.as_ref().ok().map(|p| &p.evaluation);
+        let c = e.map(|e| &e.config);
+        Self {
+            x: r.x,
+            params: r.params,
+            layers: r.model.layers,
+            d_model: r.model.width(),
+            gpus: e.map(|e| e.gpus),
+            days: e.map(|e| e.time.days()),
+            efficiency: e.map(|e| e.efficiency),
+            offload: c.map(|c| c.offload),
+            offloadable: e.map(|e| e.memory.offloadable().get()),
+            non_offloadable: e.map(|e| e.memory.non_offloadable().get()),
+            data: c.map(|c| c.data),
+            pipe: c.map(|c| c.pipe),
+            tensor: c.map(|c| c.tensor),
+            batch: e.map(|e| e.batch),
+            micro_batch: c.map(|c| c.micro_batch),
+            micro_batches: c.map(|c| c.micro_batches),
+            error: r.plan.as_ref().err().map(ToString::to_string),
+        }
+    }
+}
+
+/// One event of a simulated schedule.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EventReport {
+    /// Device (pipeline stage).
+    pub device: u32,
+    /// `compute`, `network`, `pipeline` or `cpu-gpu`.
+    pub stream: String,
+    /// `forward`, `backward`, `restore`, `reduce`, `send`, `offload`,
+    /// `reload` or `optimizer`.
+    pub kind: String,
+    /// First layer.
+    pub layer: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Micro-batch, or null.
+    pub micro_batch: Option<u32>,
+    /// Start, in the schedule's unit.
+    pub start: f64,
+    /// End, in the schedule's unit.
+    pub end: f64,
+}
+
+impl From<&Event> for EventReport {
+    fn from(e: &Event) -> Self {
+        Self {
+            device: e.device,
+            stream: e.stream.name().to_string(),
+            kind: e.kind.name().to_string(),
+            layer: e.layer,
+            layers: e.layers,
+            micro_batch: e.micro_batch,
+            start: e.start,
+            end: e.end,
+        }
+    }
+}
+
+/// `plan3d schedule`: a simulated training step.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ScheduleReport {
+    /// The kind.
+    pub kind: String,
+    /// Pipeline devices.
+    pub devices: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Micro-batches.
+    pub micro_batches: u32,
+    /// Virtual stages per device.
+    pub chunks: u32,
+    /// Data-parallel degree.
+    pub data: u32,
+    /// State partitioned.
+    pub partition: bool,
+    /// State offloaded.
+    pub offload: bool,
+    /// `unit` or `s`: the unit of every duration.
+    pub unit: String,
+    /// End of the last event.
+    pub makespan: f64,
+    /// Compute span over the busiest device's compute, minus 1.
+    pub bubble_fraction: f64,
+    /// Makespan minus the makespan with free transfers.
+    pub exposed_communication: f64,
+    /// Per device, compute busy time over the makespan.
+    pub utilisation: Vec<f64>,
+    /// Per device, most micro-batches in flight.
+    pub in_flight: Vec<u32>,
+    /// Per device, peak memory (bytes, or units in unit mode).
+    pub memory_peak_bytes: Vec<f64>,
+    /// Every event.
+    pub events: Vec<EventReport>,
+}
+
+impl From<&Schedule> for ScheduleReport {
+    fn from(s: &Schedule) -> Self {
+        let spec = &s.spec;
+        Self {
+            kind: spec.kind.name().to_string(),
+            devices: spec.devices,
+            layers: spec.layers,
+            micro_batches: spec.micro_batches,
+            chunks: spec.chunks,
+            data: spec.data,
+            partition: spec.partition,
+            offload: spec.offload,
+            unit: spec.durations.unit.to_string(),
+            makespan: s.makespan,
+            bubble_fraction: s.bubble_fraction,
+            exposed_communication: s.exposed_communication,
+            utilisation: s.utilisation.clone(),
+            in_flight: s.in_flight.clone(),
+            memory_peak_bytes: s.memory_peak.clone(),
+            events: s.events.iter().map(EventReport::from).collect(),
+        }
+    }
+}
+
+/// `plan3d zero`: model-state memory per device under ZeRO.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ZeroReport {
+    /// Parameters, bytes per device.
+    pub params_bytes: f64,
+    /// Gradients, bytes per device.
+    pub grads_bytes: f64,
+    /// Optimizer state, bytes per device.
+    pub optimizer_bytes: f64,
+    /// All three.
+    pub total_bytes: f64,
+    /// Communication per step, parameters.
+    pub comm_volume_elements: f64,
+}
+
+/// `plan3d estimate`: training time from tokens and throughput.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EstimateReport {
+    /// Seconds.
+    pub seconds: f64,
+    /// Days.
+    pub days: f64,
+}

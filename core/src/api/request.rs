@@ -1,0 +1,315 @@
+//! What a caller asks for: the CLI's flags as plain data, one struct per
+//! subcommand. Names are the flags' (`--micro-batches` is `micro_batches`)
+//! and every field the CLI defaults has the same default here, so a
+//! request written as JSON (`{"model": "gpt-3"}`) means what the same
+//! flags mean.
+
+use alloc::string::String;
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+/// A model: a preset name, or a custom shape, or a preset with some fields
+/// overridden (the CLI's `--model` plus its shape flags).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ModelRequest {
+    /// A preset (`bert`, `gpt-3`, `llama-3.1-405b`, …) or `x<N>`; none for a
+    /// custom shape (then `seq_len`, `heads`, `head_size` and `layers` are
+    /// needed).
+    pub model: Option<String>,
+    /// Sequence length d_s, in tokens.
+    pub seq_len: Option<u32>,
+    /// Attention heads d_a (also sets the key/value heads).
+    pub heads: Option<u32>,
+    /// Head size d_h.
+    pub head_size: Option<u32>,
+    /// Layers d_l.
+    pub layers: Option<u32>,
+    /// Feed-forward size d_I (default 4 × width for a custom or reshaped
+    /// model).
+    pub ffn: Option<u32>,
+    /// Key/value heads (grouped-query attention).
+    pub kv_heads: Option<u32>,
+    /// A gated (SwiGLU) feed-forward block.
+    pub gated: bool,
+    /// No biases, RMSNorm.
+    pub no_biases: bool,
+    /// Vocabulary size, to count the embeddings.
+    pub vocab: Option<u32>,
+    /// Input embedding and LM head not shared.
+    pub untied: bool,
+}
+
+/// The hardware (the CLI's `--gpu`, `--node-size`, `--no-node-limit`,
+/// `--network`, `--kernel-efficiency`, `--gpu-memory`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HardwareRequest {
+    /// GPU preset: `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`.
+    pub gpu: String,
+    /// GPUs per NVLink node (default 16).
+    pub node_size: Option<u32>,
+    /// No node-size limit (fig. 5).
+    pub no_node_limit: bool,
+    /// Network of the data and pipeline dimensions: `infiniband`,
+    /// `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400`.
+    pub network: String,
+    /// Fraction of peak the kernels reach, 0.05–1.
+    pub kernel_efficiency: f64,
+    /// GPU memory in GiB, overriding the preset's.
+    pub gpu_memory: Option<f64>,
+}
+
+impl Default for HardwareRequest {
+    fn default() -> Self {
+        Self {
+            gpu: "a100-80gb".into(),
+            node_size: None,
+            no_node_limit: false,
+            network: "infiniband".into(),
+            kernel_efficiency: 1.0,
+            gpu_memory: None,
+        }
+    }
+}
+
+/// `plan3d evaluate`: one configuration.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EvaluateRequest {
+    /// The model.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub model: ModelRequest,
+    /// The hardware.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub hardware: HardwareRequest,
+    /// `baseline`, `partitioned`, `improved` or `improved-unpartitioned`.
+    pub method: String,
+    /// Data-parallel degree n_b.
+    pub data: u32,
+    /// Pipeline-parallel degree n_l.
+    pub pipe: u32,
+    /// Tensor-parallel degree n_a.
+    pub tensor: u32,
+    /// Batch in sequences; when given, it must equal data × micro-batches ×
+    /// micro-batch.
+    pub batch: Option<u64>,
+    /// Micro-batch size b_µ.
+    pub micro_batch: u32,
+    /// Micro-batches n_µ.
+    pub micro_batches: u32,
+    /// State and checkpoints offloaded to CPU memory.
+    pub offload: bool,
+    /// Activation memory: `paper`, `full`, `selective`, `none`.
+    pub activations: String,
+}
+
+impl Default for EvaluateRequest {
+    fn default() -> Self {
+        Self {
+            model: ModelRequest::default(),
+            hardware: HardwareRequest::default(),
+            method: "baseline".into(),
+            data: 1,
+            pipe: 1,
+            tensor: 1,
+            batch: None,
+            micro_batch: 1,
+            micro_batches: 1,
+            offload: false,
+            activations: "paper".into(),
+        }
+    }
+}
+
+/// What a search may use (the CLI's constraint flags).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ConstraintsRequest {
+    /// Exactly this many GPUs (a cap for the rules).
+    pub gpus: Option<u64>,
+    /// At most this many GPUs.
+    pub max_gpus: Option<u64>,
+    /// This tensor-parallel degree.
+    pub tensor: Option<u32>,
+    /// The fewest GPUs that train within this many days.
+    pub target_days: Option<f64>,
+    /// A batch limit in sequences (above the critical batch it is the
+    /// critical batch).
+    pub batch: Option<u64>,
+    /// Least efficiency accepted.
+    pub min_efficiency: f64,
+    /// Activation memory: `paper`, `full`, `selective`, `none`.
+    pub activations: String,
+}
+
+impl Default for ConstraintsRequest {
+    fn default() -> Self {
+        Self {
+            gpus: None,
+            max_gpus: None,
+            tensor: None,
+            target_days: None,
+            batch: None,
+            min_efficiency: 0.0,
+            activations: "paper".into(),
+        }
+    }
+}
+
+/// `plan3d plan`: the rules' plan, or the exhaustive optimum.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlanRequest {
+    /// The model.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub model: ModelRequest,
+    /// The hardware.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub hardware: HardwareRequest,
+    /// The constraints.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub constraints: ConstraintsRequest,
+    /// A method, or `any` (exhaustive search only).
+    pub method: String,
+    /// `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor` or `3d`.
+    pub parallelism: String,
+    /// `rules` or `exhaustive`.
+    pub search: String,
+}
+
+impl Default for PlanRequest {
+    fn default() -> Self {
+        Self {
+            model: ModelRequest::default(),
+            hardware: HardwareRequest::default(),
+            constraints: ConstraintsRequest::default(),
+            method: "improved".into(),
+            parallelism: "3d".into(),
+            search: "rules".into(),
+        }
+    }
+}
+
+/// `plan3d sweep`: the rules' plan over log-spaced model sizes.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SweepRequest {
+    /// The hardware.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub hardware: HardwareRequest,
+    /// The constraints.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub constraints: ConstraintsRequest,
+    /// The method.
+    pub method: String,
+    /// The parallelism setting.
+    pub parallelism: String,
+    /// Smallest size in parameters.
+    pub from: f64,
+    /// Largest size in parameters.
+    pub to: f64,
+    /// Sizes.
+    pub points: u32,
+    /// `x` (the X\[x\] family), `aspect:R` (width/depth ratio R) or
+    /// `depth:L` (L layers).
+    pub scaling: String,
+    /// Head size for `aspect:` and `depth:`.
+    pub head_size: u32,
+    /// Sequence length for `aspect:` and `depth:`.
+    pub seq_len: u32,
+}
+
+impl Default for SweepRequest {
+    fn default() -> Self {
+        Self {
+            hardware: HardwareRequest::default(),
+            constraints: ConstraintsRequest::default(),
+            method: "improved".into(),
+            parallelism: "3d".into(),
+            from: 1e9,
+            to: 1e16,
+            points: 50,
+            scaling: "x".into(),
+            head_size: 128,
+            seq_len: 2048,
+        }
+    }
+}
+
+/// `plan3d schedule`: a training step simulated.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ScheduleRequest {
+    /// `ga`, `lga`, `gpipe`, `1f1b`, `interleaved` or `modular`.
+    pub kind: String,
+    /// Pipeline devices (default 4 when pipelined, else 1).
+    pub devices: Option<u32>,
+    /// Layers (default 16, or the model's).
+    pub layers: Option<u32>,
+    /// Micro-batches.
+    pub micro_batches: u32,
+    /// Virtual stages per device (interleaved).
+    pub chunks: u32,
+    /// Data-parallel degree: above 1, gradients are reduced.
+    pub data: u32,
+    /// State partitioned over the data-parallel devices.
+    pub partition: bool,
+    /// State offloaded to CPU memory.
+    pub offload: bool,
+    /// Unit mode: backward duration (forward is 1).
+    pub backward: f64,
+    /// Unit mode: reduction duration per layer.
+    pub reduce: f64,
+    /// Unit mode: restore duration per layer.
+    pub restore: f64,
+    /// Unit mode: send duration per micro-batch.
+    pub send: f64,
+    /// A preset model: durations and memory from the cost model.
+    pub model: Option<String>,
+    /// Tensor-parallel degree (with `model`).
+    pub tensor: u32,
+    /// Micro-batch size (with `model`).
+    pub micro_batch: u32,
+    /// The hardware (with `model`).
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub hardware: HardwareRequest,
+}
+
+impl Default for ScheduleRequest {
+    fn default() -> Self {
+        Self {
+            kind: "1f1b".into(),
+            devices: None,
+            layers: None,
+            micro_batches: 4,
+            chunks: 2,
+            data: 1,
+            partition: false,
+            offload: false,
+            backward: 2.0,
+            reduce: 0.0,
+            restore: 0.0,
+            send: 0.0,
+            model: None,
+            tensor: 1,
+            micro_batch: 1,
+            hardware: HardwareRequest::default(),
+        }
+    }
+}
