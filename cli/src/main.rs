@@ -81,6 +81,8 @@ enum Command {
     Sweep(SweepArgs),
     /// A training schedule's timeline: events, bubble, memory over time.
     Schedule(ScheduleArgs),
+    /// The JSON schema of every report and request (and the page's exports).
+    Schema,
     /// Training time from tokens and achieved throughput (PTD-P eq. 4).
     Estimate {
         /// Parameter count P.
@@ -137,6 +139,11 @@ fn run(cli: &Cli) -> Result<String, String> {
                 return Ok(schedule_text(&sched));
             }
             schedule_json(&sched)?
+        }
+        // Always JSON: it is a schema.
+        Command::Schema => {
+            return serde_json::to_string_pretty(&plan3d_core::api::schema::json_schema())
+                .map_err(|e| e.to_string())
         }
         Command::Plan(args) => plan_cmd(args)?,
         Command::Sweep(args) => {

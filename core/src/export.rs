@@ -1,71 +1,70 @@
 //! Exports of the page's results: the plans and the scaling sweep as CSV
 //! and JSON. Every export names its inputs (the query string that
-//! reproduces it) and its units.
+//! reproduces it) and its units: bytes (whole numbers), days, fractions.
+//!
+//! Both formats come from the same rows ([`PlanRow`], [`SweepExportRow`]),
+//! serialized by serde: JSON as they are, CSV one column per field in
+//! [`PLAN_COLUMNS`] / [`SWEEP_COLUMNS`] order.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt::Write;
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::api::report::ModelReport;
 use crate::cost::{Evaluation, Method};
 use crate::planner::Outputs;
-use crate::search::{Plan, SearchResult, SweepRow};
+use crate::search::{SearchResult, SweepRow};
 use crate::state::Inputs;
 use crate::Error;
 
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// Bytes as a whole number for an export.
+fn whole_bytes(b: crate::units::Bytes) -> u64 {
+    // Memory figures are far below 2^53: the cast is exact after rounding.
+    libm::round(b.get()) as u64
 }
 
-/// Appends one JSON object: `strings` columns are quoted, empty cells null.
-fn json_row(out: &mut String, columns: &[&str], row: &[String], strings: &[&str]) {
-    out.push('{');
-    for (j, (k, v)) in columns.iter().zip(row).enumerate() {
-        if j > 0 {
-            out.push(',');
-        }
-        let value = if v.is_empty() {
-            String::from("null")
-        } else if strings.contains(k) {
-            json_str(v)
-        } else {
-            v.clone()
-        };
-        let _ = write!(out, "{}:{value}", json_str(k));
-    }
-    out.push('}');
+/// One row of the plans export: a method's plan (or why it has none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlanRow {
+    /// The method.
+    pub method: String,
+    /// `rules` or `exhaustive`.
+    pub search: String,
+    /// Data-parallel degree.
+    pub data: Option<u32>,
+    /// Pipeline-parallel degree.
+    pub pipe: Option<u32>,
+    /// Tensor-parallel degree.
+    pub tensor: Option<u32>,
+    /// GPUs.
+    pub gpus: Option<u64>,
+    /// Batch, sequences.
+    pub batch: Option<u64>,
+    /// Micro-batch size, sequences.
+    pub micro_batch: Option<u32>,
+    /// Micro-batches.
+    pub micro_batches: Option<u32>,
+    /// Offloaded.
+    pub offload: Option<bool>,
+    /// Efficiency, a fraction.
+    pub efficiency: Option<f64>,
+    /// Training time, days.
+    pub days: Option<f64>,
+    /// What stays on each GPU, bytes.
+    pub memory_on_gpu_bytes: Option<u64>,
+    /// What offload can move, bytes per GPU.
+    pub offloadable_bytes: Option<u64>,
+    /// What must stay on the GPU, bytes.
+    pub non_offloadable_bytes: Option<u64>,
+    /// Why there is no plan.
+    pub error: Option<String>,
 }
 
-/// A finite number as JSON (non-finite ones become null).
-fn json_num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        String::from("null")
-    }
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        String::from(s)
-    }
-}
-
-/// Columns of the plans export, with units.
+/// Columns of the plans export, with units: the fields of [`PlanRow`].
 pub const PLAN_COLUMNS: [&str; 16] = [
     "method",
     "search",
@@ -85,115 +84,102 @@ pub const PLAN_COLUMNS: [&str; 16] = [
     "error",
 ];
 
-fn plan_cells(
-    name: &str,
-    search: &str,
-    e: Option<&Evaluation>,
-    err: Option<&Error>,
-) -> Vec<String> {
-    match e {
-        Some(e) => {
-            let c = e.config;
-            let m = e.memory;
-            Vec::from([
-                String::from(name),
-                String::from(search),
-                format!("{}", c.data),
-                format!("{}", c.pipe),
-                format!("{}", c.tensor),
-                format!("{}", e.gpus),
-                format!("{}", e.batch),
-                format!("{}", c.micro_batch),
-                format!("{}", c.micro_batches),
-                format!("{}", c.offload),
-                json_num(e.efficiency),
-                json_num(e.time.days()),
-                json_num(m.on_gpu(c.offload).get()),
-                json_num(m.offloadable().get()),
-                json_num(m.non_offloadable().get()),
-                String::new(),
-            ])
-        }
-        None => {
-            let mut v = Vec::from([String::from(name), String::from(search)]);
-            v.extend((0..13).map(|_| String::new()));
-            v.push(err.map(|e| format!("{e}")).unwrap_or_default());
-            v
+impl PlanRow {
+    fn new(method: &str, search: &str, plan: Result<&Evaluation, &Error>) -> Self {
+        let e = plan.ok();
+        let c = e.map(|e| &e.config);
+        Self {
+            method: method.to_string(),
+            search: search.to_string(),
+            data: c.map(|c| c.data),
+            pipe: c.map(|c| c.pipe),
+            tensor: c.map(|c| c.tensor),
+            gpus: e.map(|e| e.gpus),
+            batch: e.map(|e| e.batch),
+            micro_batch: c.map(|c| c.micro_batch),
+            micro_batches: c.map(|c| c.micro_batches),
+            offload: c.map(|c| c.offload),
+            efficiency: e.map(|e| e.efficiency),
+            days: e.map(|e| e.time.days()),
+            memory_on_gpu_bytes: e.map(|e| whole_bytes(e.memory.on_gpu(e.config.offload))),
+            offloadable_bytes: e.map(|e| whole_bytes(e.memory.offloadable())),
+            non_offloadable_bytes: e.map(|e| whole_bytes(e.memory.non_offloadable())),
+            error: plan.err().map(ToString::to_string),
         }
     }
 }
 
-fn plan_rows(out: &Outputs, optimum: Option<&Result<SearchResult, Error>>) -> Vec<Vec<String>> {
-    let mut rows: Vec<Vec<String>> = out
-        .plans
-        .iter()
-        .map(|(m, p): &(Method, Result<Plan, Error>)| match p {
-            Ok(p) => plan_cells(m.name(), "rules", Some(&p.evaluation), None),
-            Err(e) => plan_cells(m.name(), "rules", None, Some(e)),
-        })
-        .collect();
-    match optimum {
-        Some(Ok(r)) => rows.push(plan_cells(
-            r.best.method.name(),
-            "exhaustive",
-            Some(&r.best.evaluation),
-            None,
-        )),
-        Some(Err(e)) => rows.push(plan_cells("any", "exhaustive", None, Some(e))),
-        None => {}
-    }
-    rows
+/// The plans export: its inputs, the model, the GPU and one row per method
+/// (and the exhaustive optimum when known).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PlansExport {
+    /// The query that reproduces this export.
+    pub inputs: String,
+    /// The model.
+    pub model: ModelReport,
+    /// The GPU preset.
+    pub gpu: String,
+    /// The plans.
+    pub plans: Vec<PlanRow>,
 }
 
-/// The plans as CSV: a `#` line naming the inputs, a header, one row per
-/// method (and the exhaustive optimum when given). Bytes, days, fractions.
-#[must_use]
-pub fn plans_csv(
-    inputs: &Inputs,
-    out: &Outputs,
-    optimum: Option<&Result<SearchResult, Error>>,
-) -> String {
-    let mut s = format!(
-        "# plan3d plans for ?{}\n{}\n",
-        inputs.to_query(),
-        PLAN_COLUMNS.join(",")
-    );
-    for row in plan_rows(out, optimum) {
-        let cells: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
-        s.push_str(&cells.join(","));
-        s.push('\n');
-    }
-    s
-}
-
-/// The plans as JSON: `{"inputs": query, "model": {...}, "plans": [...]}`
-/// with the fields of [`PLAN_COLUMNS`].
-#[must_use]
-pub fn plans_json(
-    inputs: &Inputs,
-    out: &Outputs,
-    optimum: Option<&Result<SearchResult, Error>>,
-) -> String {
-    let mut s = format!(
-        "{{\"inputs\":{},\"model\":{{\"params\":{},\"layers\":{},\"d_model\":{},\"seq_len\":{}}},\"gpu\":{},\"plans\":[",
-        json_str(&inputs.to_query()),
-        json_num(out.model.params()),
-        out.model.layers,
-        out.model.width(),
-        out.model.seq_len,
-        json_str(out.hardware.gpu.name)
-    );
-    for (i, row) in plan_rows(out, optimum).iter().enumerate() {
-        if i > 0 {
-            s.push(',');
+impl PlansExport {
+    /// The export of the page's outputs.
+    #[must_use]
+    pub fn new(
+        inputs: &Inputs,
+        out: &Outputs,
+        optimum: Option<&Result<SearchResult, Error>>,
+    ) -> Self {
+        let mut plans: Vec<PlanRow> = out
+            .plans
+            .iter()
+            .map(|(m, p)| PlanRow::new(m.name(), "rules", p.as_ref().map(|p| &p.evaluation)))
+            .collect();
+        match optimum {
+            Some(Ok(r)) => plans.push(PlanRow::new(
+                r.best.method.name(),
+                "exhaustive",
+                Ok(&r.best.evaluation),
+            )),
+            Some(Err(e)) => plans.push(PlanRow::new("any", "exhaustive", Err(e))),
+            None => {}
         }
-        json_row(&mut s, &PLAN_COLUMNS, row, &["method", "search", "error"]);
+        Self {
+            inputs: inputs.to_query(),
+            model: ModelReport::from(&out.model),
+            gpu: out.hardware.gpu.name.to_string(),
+            plans,
+        }
     }
-    s.push_str("]}");
-    s
 }
 
-/// Columns of the sweep export.
+/// One row of the sweep export.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SweepExportRow {
+    /// The method.
+    pub method: String,
+    /// Parameters.
+    pub params: f64,
+    /// Layers.
+    pub layers: u32,
+    /// Width.
+    pub d_model: u64,
+    /// GPUs.
+    pub gpus: Option<u64>,
+    /// Training time, days.
+    pub days: Option<f64>,
+    /// Efficiency, a fraction.
+    pub efficiency: Option<f64>,
+    /// Offloaded.
+    pub offload: Option<bool>,
+    /// Why this size has no plan.
+    pub error: Option<String>,
+}
+
+/// Columns of the sweep export: the fields of [`SweepExportRow`].
 pub const SWEEP_COLUMNS: [&str; 9] = [
     "method",
     "params",
@@ -206,71 +192,126 @@ pub const SWEEP_COLUMNS: [&str; 9] = [
     "error",
 ];
 
-fn sweep_rows(rows: &[(Method, Vec<SweepRow>)]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for (m, rs) in rows {
-        for r in rs {
-            let mut v = Vec::from([
-                String::from(m.name()),
-                json_num(r.params),
-                format!("{}", r.model.layers),
-                format!("{}", r.model.width()),
-            ]);
-            match &r.plan {
-                Ok(p) => {
-                    let e = p.evaluation;
-                    v.extend([
-                        format!("{}", e.gpus),
-                        json_num(e.time.days()),
-                        json_num(e.efficiency),
-                        format!("{}", e.config.offload),
-                        String::new(),
-                    ]);
-                }
-                Err(err) => {
-                    v.extend([
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        format!("{err}"),
-                    ]);
-                }
-            }
-            out.push(v);
-        }
-    }
-    out
+/// The sweep export: its inputs and one row per method and size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SweepExport {
+    /// The query that reproduces this export.
+    pub inputs: String,
+    /// The rows.
+    pub rows: Vec<SweepExportRow>,
 }
 
-/// The scaling sweep as CSV, naming the inputs in a `#` line.
-#[must_use]
-pub fn sweep_csv(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> String {
+impl SweepExport {
+    /// The export of the page's scaling sweep.
+    #[must_use]
+    pub fn new(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> Self {
+        let rows = rows
+            .iter()
+            .flat_map(|(m, rs)| {
+                rs.iter().map(move |r| {
+                    let e = r.plan.as_ref().ok().map(|p| &p.evaluation);
+                    SweepExportRow {
+                        method: m.name().to_string(),
+                        params: r.params,
+                        layers: r.model.layers,
+                        d_model: r.model.width(),
+                        gpus: e.map(|e| e.gpus),
+                        days: e.map(|e| e.time.days()),
+                        efficiency: e.map(|e| e.efficiency),
+                        offload: e.map(|e| e.config.offload),
+                        error: r.plan.as_ref().err().map(ToString::to_string),
+                    }
+                })
+            })
+            .collect();
+        Self {
+            inputs: inputs.to_query(),
+            rows,
+        }
+    }
+}
+
+/// A JSON value as one CSV cell: numbers as Rust prints them, null empty,
+/// text quoted when it holds a comma, a quote or a newline.
+fn csv_cell(v: &Value) -> String {
+    let s = match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => format!("{u}"),
+            (None, Some(i), _) => format!("{i}"),
+            (None, None, Some(x)) => format!("{x}"),
+            _ => String::new(),
+        },
+        other => other.to_string(),
+    };
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// CSV of rows: a `#` line naming the inputs, a header, one line per row.
+fn csv<T: Serialize>(title: &str, inputs: &Inputs, columns: &[&str], rows: &[T]) -> String {
     let mut s = format!(
-        "# plan3d scaling sweep for ?{}\n{}\n",
+        "# plan3d {title} for ?{}\n{}\n",
         inputs.to_query(),
-        SWEEP_COLUMNS.join(",")
+        columns.join(",")
     );
-    for row in sweep_rows(rows) {
-        let cells: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
+    for row in rows {
+        let v = serde_json::to_value(row).unwrap_or(Value::Null);
+        let cells: Vec<String> = columns.iter().map(|c| csv_cell(&v[*c])).collect();
         s.push_str(&cells.join(","));
         s.push('\n');
     }
     s
 }
 
-/// The scaling sweep as JSON: `{"inputs": query, "rows": [...]}`.
+fn json<T: Serialize>(value: &T) -> String {
+    // Rows hold only strings, integers, booleans and finite floats (a
+    // non-finite float would become null): serialization cannot fail.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// The plans as CSV: a `#` line naming the inputs, a header, one row per
+/// method (and the exhaustive optimum when given). Bytes, days, fractions.
+#[must_use]
+pub fn plans_csv(
+    inputs: &Inputs,
+    out: &Outputs,
+    optimum: Option<&Result<SearchResult, Error>>,
+) -> String {
+    let e = PlansExport::new(inputs, out, optimum);
+    csv("plans", inputs, &PLAN_COLUMNS, &e.plans)
+}
+
+/// The plans as JSON: [`PlansExport`].
+#[must_use]
+pub fn plans_json(
+    inputs: &Inputs,
+    out: &Outputs,
+    optimum: Option<&Result<SearchResult, Error>>,
+) -> String {
+    json(&PlansExport::new(inputs, out, optimum))
+}
+
+/// The scaling sweep as CSV, naming the inputs in a `#` line.
+#[must_use]
+pub fn sweep_csv(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> String {
+    csv(
+        "scaling sweep",
+        inputs,
+        &SWEEP_COLUMNS,
+        &SweepExport::new(inputs, rows).rows,
+    )
+}
+
+/// The scaling sweep as JSON: [`SweepExport`].
 #[must_use]
 pub fn sweep_json(inputs: &Inputs, rows: &[(Method, Vec<SweepRow>)]) -> String {
-    let mut s = format!("{{\"inputs\":{},\"rows\":[", json_str(&inputs.to_query()));
-    for (i, row) in sweep_rows(rows).iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        json_row(&mut s, &SWEEP_COLUMNS, row, &["method", "error"]);
-    }
-    s.push_str("]}");
-    s
+    json(&SweepExport::new(inputs, rows))
 }
 
 /// A file name for an export that names its inputs:

@@ -37,8 +37,9 @@
 //!   builds with neither (`--no-default-features`, e.g. for
 //!   `thumbv7m-none-eabi`), and all float math goes through `libm`, so every
 //!   target gives the same numbers.
-//! * `serde`: `Serialize` and `Deserialize` on [`api`]'s requests and
-//!   reports (implies `alloc`, works without `std`).
+//! * `serde` (default): `Serialize` and `Deserialize` on [`api`]'s requests
+//!   and reports, and the JSON exports (implies `alloc`, works without
+//!   `std`).
 //! * `schema`: a JSON schema of them through `schemars` (implies `std`).
 #![no_std]
 #![deny(missing_docs)]
@@ -54,7 +55,7 @@ pub mod api;
 pub mod cost;
 mod error;
 pub mod estimate;
-#[cfg(feature = "alloc")]
+#[cfg(feature = "serde")]
 pub mod export;
 pub mod hardware;
 mod math;

@@ -4,6 +4,8 @@ mod golden;
 mod props;
 #[cfg(feature = "alloc")]
 mod schedule;
+#[cfg(feature = "serde")]
+mod schema;
 #[cfg(feature = "alloc")]
 mod search;
 #[cfg(feature = "alloc")]

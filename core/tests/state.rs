@@ -361,6 +361,7 @@ fn saved_scenarios_read_back_or_are_skipped() {
     }
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn exports_name_their_inputs_and_parse_back() {
     use plan3d_core::export;

@@ -493,10 +493,12 @@ fn test() -> Result {
             .args(["test", "-p", "plan3d-core", "--locked"])
             .args(features))?;
     }
-    // Without std, with and without alloc (the search needs alloc).
+    // Without std: with neither alloc nor serde, with alloc (the search
+    // needs it), and with serde (the api's derives and the exports).
     for features in [
         &["--no-default-features"][..],
         &["--no-default-features", "--features", "alloc"],
+        &["--no-default-features", "--features", "serde"],
     ] {
         run(cmd("cargo")
             .args([

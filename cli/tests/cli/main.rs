@@ -60,6 +60,7 @@ mod golden;
 mod model;
 mod plan;
 mod schedule;
+mod schema;
 mod sweep;
 
 #[test]

@@ -24,6 +24,8 @@
 
 pub mod report;
 pub mod request;
+#[cfg(feature = "schema")]
+pub mod schema;
 
 use alloc::format;
 use alloc::string::{String, ToString};

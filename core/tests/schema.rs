@@ -1,0 +1,249 @@
+//! The api's requests and reports survive a JSON round trip exactly:
+//! serialized, parsed back, equal. Requests are random; reports are what
+//! the api answers to them (every kind, successes and errors alike).
+
+use plan3d_core::api::{
+    self,
+    report::{EstimateReport, ZeroReport},
+    request::{
+        ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
+        ScheduleRequest, SweepRequest,
+    },
+};
+use proptest::prelude::*;
+use serde::{de::DeserializeOwned, Serialize};
+
+/// Serializes, parses back, and checks equality.
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(v: &T) {
+    let text = serde_json::to_string(v).expect("serializes");
+    let back: T = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(&back, v, "{text}");
+}
+
+fn name(pool: &'static [&'static str]) -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::sample::select(pool).prop_map(String::from),
+        1 => "[a-z0-9+:.-]{0,12}",
+    ]
+}
+
+fn finite() -> impl Strategy<Value = f64> {
+    prop_oneof![0.0f64..2.0, -1e300f64..1e300, Just(0.0), Just(1e-310)]
+}
+
+fn small() -> impl Strategy<Value = u32> {
+    prop_oneof![1u32..9, 0u32..200]
+}
+
+fn model() -> impl Strategy<Value = ModelRequest> {
+    let names = &[
+        "x8",
+        "x16",
+        "x24",
+        "bert",
+        "gpt-3",
+        "megatron-8.3b",
+        "llama-3.1-405b",
+    ];
+    (
+        proptest::option::of(name(names)),
+        proptest::option::of(1u32..4096),
+        proptest::option::of(1u32..64),
+        proptest::option::of(1u32..256),
+        proptest::option::of(1u32..64),
+        (
+            proptest::option::of(1u32..20_000),
+            proptest::option::of(1u32..64),
+        ),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            proptest::option::of(1u32..200_000),
+            any::<bool>(),
+        ),
+    )
+        .prop_map(
+            |(
+                model,
+                seq_len,
+                heads,
+                head_size,
+                layers,
+                (ffn, kv_heads),
+                (gated, nb, vocab, untied),
+            )| {
+                ModelRequest {
+                    model,
+                    seq_len,
+                    heads,
+                    head_size,
+                    layers,
+                    ffn,
+                    kv_heads,
+                    gated,
+                    no_biases: nb,
+                    vocab,
+                    untied,
+                }
+            },
+        )
+}
+
+fn hardware() -> impl Strategy<Value = HardwareRequest> {
+    (
+        name(&["a100-80gb", "a100-40gb", "h100-sxm", "h200", "b200"]),
+        proptest::option::of(1u32..80),
+        any::<bool>(),
+        name(&["infiniband", "infiniband-400", "ethernet", "ethernet-100"]),
+        prop_oneof![Just(1.0), 0.05f64..1.0, finite()],
+        proptest::option::of(prop_oneof![1.0f64..200.0, finite()]),
+    )
+        .prop_map(
+            |(gpu, node_size, no_limit, network, keff, gpu_memory)| HardwareRequest {
+                gpu,
+                node_size: if no_limit { None } else { node_size },
+                no_node_limit: no_limit,
+                network,
+                kernel_efficiency: keff,
+                gpu_memory,
+            },
+        )
+}
+
+fn constraints() -> impl Strategy<Value = ConstraintsRequest> {
+    (
+        proptest::option::of(1u64..100_000),
+        proptest::option::of(1u64..100_000),
+        proptest::option::of(1u32..16),
+        proptest::option::of(prop_oneof![1.0f64..1e4, finite()]),
+        proptest::option::of(1u64..5_000),
+        prop_oneof![Just(0.0), 0.0f64..1.0],
+        name(&["paper", "full", "selective", "none"]),
+    )
+        .prop_map(
+            |(gpus, max_gpus, tensor, target_days, batch, min_eff, act)| ConstraintsRequest {
+                gpus,
+                max_gpus,
+                tensor,
+                target_days,
+                batch,
+                min_efficiency: min_eff,
+                activations: act,
+            },
+        )
+}
+
+const METHODS: &[&str] = &[
+    "baseline",
+    "partitioned",
+    "improved",
+    "improved-unpartitioned",
+];
+const PARS: &[&str] = &[
+    "none",
+    "data",
+    "data+pipe",
+    "data+tensor",
+    "pipe+tensor",
+    "3d",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn model_and_hardware(m in model(), h in hardware()) {
+        round_trip(&m);
+        round_trip(&h);
+        if let Ok(r) = api::model(&m) { round_trip(&r); }
+        if let Ok(r) = api::hardware(&h) { round_trip(&r); }
+    }
+
+    #[test]
+    fn evaluate(
+        m in model(), h in hardware(), method in name(METHODS),
+        (data, pipe, tensor) in (small(), small(), small()),
+        (micro_batch, micro_batches, offload) in (small(), small(), any::<bool>()),
+        batch in proptest::option::of(1u64..1000), act in name(&["paper", "full", "selective", "none"]),
+    ) {
+        let r = EvaluateRequest {
+            model: m, hardware: h, method, data, pipe, tensor, batch, micro_batch,
+            micro_batches, offload, activations: act,
+        };
+        round_trip(&r);
+        if let Ok(e) = api::evaluate(&r) { round_trip(&e); }
+    }
+
+    #[test]
+    fn plan(
+        model in name(&["x8", "x16", "x24", "bert", "megatron-8.3b"]),
+        h in hardware(), c in constraints(), method in name(METHODS), par in name(PARS),
+        exhaustive in any::<bool>(),
+    ) {
+        let r = PlanRequest {
+            model: ModelRequest { model: Some(model), ..ModelRequest::default() },
+            hardware: h,
+            constraints: c,
+            method: if exhaustive { "any".into() } else { method },
+            parallelism: par,
+            search: if exhaustive { "exhaustive".into() } else { "rules".into() },
+        };
+        round_trip(&r);
+        if let Ok(p) = api::plan(&r) { round_trip(&p); }
+    }
+
+    #[test]
+    fn sweep(
+        h in hardware(), c in constraints(), method in name(METHODS), par in name(PARS),
+        from in 1e8f64..1e11, decades in 0.0f64..4.0, points in 1u32..6,
+        scaling in name(&["x", "aspect:128", "depth:32", "aspect:nope"]),
+    ) {
+        let r = SweepRequest {
+            hardware: h, constraints: c, method, parallelism: par, from,
+            to: from * 10f64.powf(decades), points, scaling, head_size: 128, seq_len: 2048,
+        };
+        round_trip(&r);
+        if let Ok(rows) = api::sweep(&r) { round_trip(&rows); }
+    }
+
+    #[test]
+    fn schedule(
+        kind in name(&["ga", "lga", "gpipe", "1f1b", "interleaved", "modular"]),
+        (devices, layers, micro_batches) in (proptest::option::of(1u32..5), proptest::option::of(1u32..17), 1u32..9),
+        (data, partition, offload) in (1u32..4, any::<bool>(), any::<bool>()),
+        (reduce, restore, send) in (0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0),
+        model in proptest::option::of(name(&["x8", "x16", "bert"])), h in hardware(),
+    ) {
+        let r = ScheduleRequest {
+            kind, devices, layers, micro_batches, chunks: 2, data, partition, offload,
+            backward: 2.0, reduce, restore, send, model, tensor: 1, micro_batch: 1, hardware: h,
+        };
+        round_trip(&r);
+        if let Ok(s) = api::schedule(&r) { round_trip(&s); }
+    }
+
+    #[test]
+    fn zero_and_estimate(p in finite(), dp in 0u32..5000, stage in 0u8..5, x in finite()) {
+        if let Ok(z) = api::zero(p, dp, stage, 12.0) { round_trip::<ZeroReport>(&z); }
+        if let Ok(e) = api::estimate(p, x, 1024.0, 1e14, 8.0) { round_trip::<EstimateReport>(&e); }
+    }
+}
+
+/// A request written by hand as JSON means what the same CLI flags mean:
+/// defaults fill what is left out.
+#[test]
+fn requests_take_the_clis_defaults() {
+    let r: PlanRequest = serde_json::from_str(r#"{"model": "x160"}"#).unwrap();
+    assert_eq!(r.method, "improved");
+    assert_eq!(r.parallelism, "3d");
+    assert_eq!(r.hardware.gpu, "a100-80gb");
+    let p = api::plan(&r).unwrap();
+    assert_eq!(p.evaluation.gpus, 38_640); // Table 6.1
+    let e: EvaluateRequest = serde_json::from_str(
+        r#"{"model": "x160", "method": "improved", "data": 483, "pipe": 5,
+            "tensor": 16, "micro_batches": 5}"#,
+    )
+    .unwrap();
+    let e = api::evaluate(&e).unwrap();
+    assert!((e.days - 6.8).abs() < 0.05);
+}

@@ -1,0 +1,169 @@
+//! plan3d's JavaScript API: `evaluate`, `plan`, `sweep`, `schedule`,
+//! `model`, `hardware`, `zero` and `estimate`, each taking a plain object
+//! (the CLI's flags as fields, `snake_case`; anything left out takes the
+//! CLI's default) and returning a plain object with the fields of the
+//! CLI's `--json` output (`plan3d_core::api::report`).
+//!
+//! Bad input is a thrown `Error` with the CLI's message: an unknown name, a
+//! value out of range, NaN, a field of the wrong type, or a field plan3d
+//! does not know (a typo must not be silently ignored). Nothing panics.
+//!
+//! ```js
+//! import init, { plan } from "./api/plan3d.js";
+//! await init();
+//! const p = plan({ model: "llama-3.1-405b", gpu: "h100-sxm", node_size: 8,
+//!                  max_gpus: 16384, search: "exhaustive" });
+//! console.log(p.gpus, p.days, p.binding);
+//! ```
+
+use plan3d_core::api::{self, request, ApiError};
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::prelude::*;
+
+/// Plain objects out: maps as objects, `None` as `null`, 64-bit integers as
+/// numbers (every count plan3d returns is below 2^53).
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&format!("cannot return the result: {e}")))
+}
+
+/// The request in `value`: an object whose fields are all known (the
+/// fields of `T::default()`), each of the right type.
+fn from_js<T: DeserializeOwned + Serialize + Default>(value: JsValue) -> Result<T, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    if !value.is_object() || js_sys::Array::is_array(&value) {
+        return Err(JsError::new(
+            "bad request: expected an object of named fields",
+        ));
+    }
+    let known = to_js(&T::default())?;
+    let known: Vec<String> = js_sys::Object::keys(known.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
+    for key in js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key) {
+            return Err(JsError::new(&format!(
+                "bad request: unknown field '{key}' (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("bad request: {e}")))
+}
+
+fn answer<T: Serialize>(r: Result<T, ApiError>) -> Result<JsValue, JsError> {
+    match r {
+        Ok(v) => to_js(&v),
+        Err(e) => Err(JsError::new(&e.0)),
+    }
+}
+
+/// `plan3d model`: `{model: "gpt-3"}` or a custom shape.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn model(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::model(&from_js::<request::ModelRequest>(request)?))
+}
+
+/// `plan3d hardware`: `{gpu: "h100-sxm", node_size: 8}`.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn hardware(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::hardware(&from_js::<request::HardwareRequest>(
+        request,
+    )?))
+}
+
+/// `plan3d evaluate`: one configuration.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn evaluate(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::evaluate(&from_js::<request::EvaluateRequest>(
+        request,
+    )?))
+}
+
+/// `plan3d plan`: the rules' plan or the exhaustive optimum.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn plan(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::plan(&from_js::<request::PlanRequest>(request)?))
+}
+
+/// `plan3d sweep`: an array of rows.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn sweep(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::sweep(&from_js::<request::SweepRequest>(request)?))
+}
+
+/// `plan3d schedule`: a simulated step with its events.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn schedule(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::schedule(&from_js::<request::ScheduleRequest>(
+        request,
+    )?))
+}
+
+/// `plan3d zero`: `zero(params, dp, stage, k = 12)`.
+///
+/// # Errors
+///
+/// A thrown `Error` for values out of range.
+#[wasm_bindgen]
+pub fn zero(params: f64, dp: u32, stage: u8, k: Option<f64>) -> Result<JsValue, JsError> {
+    answer(api::zero(params, dp, stage, k.unwrap_or(12.0)))
+}
+
+/// `plan3d estimate`: `estimate(params, tokens, gpus, flops_per_gpu,
+/// flops_factor = 8)`.
+///
+/// # Errors
+///
+/// A thrown `Error` for values out of range.
+#[wasm_bindgen]
+pub fn estimate(
+    params: f64,
+    tokens: f64,
+    gpus: f64,
+    flops_per_gpu: f64,
+    flops_factor: Option<f64>,
+) -> Result<JsValue, JsError> {
+    answer(api::estimate(
+        params,
+        tokens,
+        gpus,
+        flops_per_gpu,
+        flops_factor.unwrap_or(plan3d_core::estimate::FLOPS_FACTOR_RECOMPUTE),
+    ))
+}
+
+/// plan3d's version.
+#[wasm_bindgen]
+#[must_use]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
