@@ -219,7 +219,63 @@ fn build() -> Result {
     run(cmd("trunk").args(["build", "--release", "--offline"]))?;
     service_worker()?;
     content_security_policy()?;
-    report_size()
+    report_size(&root().join("dist"))?;
+    build_api()
+}
+
+/// The wasm features rustc emits by default, which wasm-opt must accept
+/// (as in index.html).
+const WASM_FEATURES: [&str; 6] = [
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+/// The JavaScript API (`js/`) as an ES module in `dist/api/`: `plan3d.js`
+/// and its wasm, the JSON schema and the README's example page. Not
+/// precached by the service worker: the page does not need it.
+fn build_api() -> Result {
+    run(cmd("cargo").args([
+        "build",
+        "-p",
+        "plan3d-js",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--release",
+        "--locked",
+        "--offline",
+    ]))?;
+    let out = root().join("dist/api");
+    fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let wasm = root().join("target/wasm32-unknown-unknown/release/plan3d_js.wasm");
+    run(cmd("wasm-bindgen")
+        .args([
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-name",
+            "plan3d",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .arg(&wasm))?;
+    let bg = out.join("plan3d_bg.wasm");
+    run(cmd("wasm-opt")
+        .arg("-Oz")
+        .args(WASM_FEATURES)
+        .arg(&bg)
+        .arg("-o")
+        .arg(&bg))?;
+    for (from, to) in [
+        ("static/plan3d.schema.json", "plan3d.schema.json"),
+        ("static/api/example.html", "example.html"),
+    ] {
+        fs::copy(root().join(from), out.join(to)).map_err(|e| format!("{from}: {e}"))?;
+    }
+    report_size(&out)
 }
 
 /// The files of the build, as `./name`, sorted.
@@ -330,10 +386,9 @@ fn content_security_policy() -> Result {
     Ok(())
 }
 
-/// Prints the size of the page's wasm, raw and gzip.
-fn report_size() -> Result {
-    let dist = root().join("dist");
-    for entry in fs::read_dir(&dist).map_err(|e| format!("{}: {e}", dist.display()))? {
+/// Prints the size of the wasm files in `dir`, raw and gzip.
+fn report_size(dist: &Path) -> Result {
+    for entry in fs::read_dir(dist).map_err(|e| format!("{}: {e}", dist.display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|e| e == "wasm") {
             let raw = fs::metadata(&path).map_err(|e| e.to_string())?.len();
@@ -343,8 +398,13 @@ fn report_size() -> Result {
             )
             .and_then(|s| s.parse::<u64>().ok());
             match gz {
-                Some(gz) => println!("wasm: {} KB raw, {} KB gzip", raw / 1000, gz / 1000),
-                None => println!("wasm: {} KB raw", raw / 1000),
+                Some(gz) => println!(
+                    "{}: {} KB raw, {} KB gzip",
+                    path.display(),
+                    raw / 1000,
+                    gz / 1000
+                ),
+                None => println!("{}: {} KB raw", path.display(), raw / 1000),
             }
         }
     }
@@ -454,6 +514,8 @@ fn test() -> Result {
         "clippy",
         "-p",
         "plan3d-app",
+        "-p",
+        "plan3d-js",
         "--target",
         "wasm32-unknown-unknown",
         "--all-targets",
