@@ -35,6 +35,9 @@ fn main() -> ExitCode {
         "build" => setup(Needs::WEB).and_then(|()| build()),
         "serve" => setup(Needs::WEB).and_then(|()| serve()),
         "test" => test(),
+        // Trunk's post-build hook (Trunk.toml): the JavaScript API into the
+        // build being staged.
+        "api" => build_api(),
         "bench" => bench(),
         "fuzz" => {
             let secs = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
+                 api    build the JavaScript API into $TRUNK_STAGING_DIR/api (Trunk's hook)\n  \
                  test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
                  fuzz [SECONDS]  fuzz the URL-state parser (default 60 s)"
             );
@@ -220,7 +224,7 @@ fn build() -> Result {
     service_worker()?;
     content_security_policy()?;
     report_size(&root().join("dist"))?;
-    build_api()
+    report_size(&root().join("dist/api"))
 }
 
 /// The wasm features rustc emits by default, which wasm-opt must accept
@@ -234,23 +238,35 @@ const WASM_FEATURES: [&str; 6] = [
     "--enable-multivalue",
 ];
 
-/// The JavaScript API (`js/`) as an ES module in `dist/api/`: `plan3d.js`
-/// and its wasm, the JSON schema and the README's example page. Not
-/// precached by the service worker: the page does not need it.
+/// The JavaScript API (`js/`) as an ES module in `api/` of the build Trunk
+/// is staging (`TRUNK_STAGING_DIR`; `dist/` when run by hand): `plan3d.js`
+/// and its wasm, the JSON schema and the README's example page. Trunk runs
+/// it as a post-build hook, so `trunk build` and `trunk serve` both ship it.
+/// Not precached by the service worker: the page does not need it.
 fn build_api() -> Result {
-    run(cmd("cargo").args([
+    let staging =
+        env::var_os("TRUNK_STAGING_DIR").map_or_else(|| root().join("dist"), PathBuf::from);
+    let release = env::var("TRUNK_PROFILE").map_or(true, |p| p == "release");
+    let mut build = cmd("cargo");
+    build.args([
         "build",
         "-p",
         "plan3d-js",
         "--target",
         "wasm32-unknown-unknown",
-        "--release",
         "--locked",
         "--offline",
-    ]))?;
-    let out = root().join("dist/api");
+    ]);
+    if release {
+        build.arg("--release");
+    }
+    run(&mut build)?;
+    let out = staging.join("api");
     fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-    let wasm = root().join("target/wasm32-unknown-unknown/release/plan3d_js.wasm");
+    let wasm = root()
+        .join("target/wasm32-unknown-unknown")
+        .join(if release { "release" } else { "debug" })
+        .join("plan3d_js.wasm");
     run(cmd("wasm-bindgen")
         .args([
             "--target",
@@ -262,20 +278,22 @@ fn build_api() -> Result {
         ])
         .arg(&out)
         .arg(&wasm))?;
-    let bg = out.join("plan3d_bg.wasm");
-    run(cmd("wasm-opt")
-        .arg("-Oz")
-        .args(WASM_FEATURES)
-        .arg(&bg)
-        .arg("-o")
-        .arg(&bg))?;
+    if release {
+        let bg = out.join("plan3d_bg.wasm");
+        run(cmd("wasm-opt")
+            .arg("-Oz")
+            .args(WASM_FEATURES)
+            .arg(&bg)
+            .arg("-o")
+            .arg(&bg))?;
+    }
     for (from, to) in [
         ("static/plan3d.schema.json", "plan3d.schema.json"),
         ("static/api/example.html", "example.html"),
     ] {
         fs::copy(root().join(from), out.join(to)).map_err(|e| format!("{from}: {e}"))?;
     }
-    report_size(&out)
+    Ok(())
 }
 
 /// The files of the build, as `./name`, sorted.

@@ -367,7 +367,7 @@ pub fn sweep(r: &SweepRequest) -> Result<Vec<SweepRowReport>, ApiError> {
 }
 
 /// The simulated schedule a [`ScheduleRequest`] names (for the CLI's text
-/// and SVG drawings; [`schedule`] gives its report).
+/// and SVG drawings; [`schedule()`] gives its report).
 ///
 /// # Errors
 ///
