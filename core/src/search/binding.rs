@@ -26,6 +26,15 @@ pub enum Binding {
         /// The node size, if it capped the degree.
         node_size: Option<u32>,
     },
+    /// n_a: capped by the GPU budget (below the node size).
+    TensorBudget {
+        /// Chosen degree.
+        tensor: u32,
+        /// Its overhead: NVLink (eq. 12) with any uneven head split.
+        overhead: f64,
+        /// The GPU budget.
+        gpus: u32,
+    },
     /// n_a fixed by the user.
     TensorFixed {
         /// The degree.
@@ -186,6 +195,17 @@ impl fmt::Display for Binding {
                     (None, None) => write!(f, "; the largest divisor of the heads"),
                 }
             }
+            Self::TensorBudget {
+                tensor,
+                overhead,
+                gpus,
+            } => write!(
+                f,
+                "tensor {tensor}: overhead {} % (NVLink, eq. 12, and head split); capped by the \
+                 budget of {gpus} GPU{}",
+                pct(overhead),
+                if gpus == 1 { "" } else { "s" }
+            ),
             Self::TensorFixed { tensor } => write!(f, "tensor {tensor}: set by the user"),
             Self::Offload { footprint, memory } => write!(
                 f,

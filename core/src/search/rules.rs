@@ -101,12 +101,22 @@ fn tensor_degree(
                 max: 1.0,
             });
         }
+        if c.budget().is_some_and(|g| u64::from(t) > g) {
+            return Err(Error::NoPlan {
+                reason: "the tensor-parallel degree set is above the GPU budget",
+            });
+        }
         return Ok((t, Some(Binding::TensorFixed { tensor: t })));
     }
     if !par.tensor() {
         return Ok((1, None));
     }
-    let cap = hw.node_size.unwrap_or(model.heads);
+    let node_cap = hw.node_size.unwrap_or(model.heads);
+    // No plan may use more GPUs than the budget, the tensor group included.
+    let budget_cap = c
+        .budget()
+        .map_or(u32::MAX, |g| u32::try_from(g).unwrap_or(u32::MAX));
+    let cap = node_cap.min(budget_cap);
     let mut rejected = None;
     for t in tensor_candidates(model.heads, cap) {
         let cfg = Config {
@@ -117,12 +127,21 @@ fn tensor_degree(
         let o = evaluate(model, hw, &cfg)?.overheads;
         let overhead = (1.0 + o.tensor) * (1.0 + o.imbalance) - 1.0;
         if overhead <= MAX_TENSOR_OVERHEAD {
-            let node_size = (rejected.is_none() && t < model.heads).then_some(cap);
-            let b = Binding::Tensor {
-                tensor: t,
-                overhead,
-                rejected,
-                node_size: node_size.filter(|_| hw.node_size.is_some()),
+            let capped = rejected.is_none() && t < model.heads && t == cap;
+            let b = if capped && budget_cap < node_cap {
+                Binding::TensorBudget {
+                    tensor: t,
+                    overhead,
+                    gpus: budget_cap,
+                }
+            } else {
+                Binding::Tensor {
+                    tensor: t,
+                    overhead,
+                    rejected,
+                    node_size: (rejected.is_none() && t < model.heads && hw.node_size.is_some())
+                        .then_some(node_cap),
+                }
             };
             return Ok((t, (t > 1).then_some(b)));
         }

@@ -456,3 +456,45 @@ fn small_models_pipeline_transfers_do_not_inflate_the_micro_batch() {
         assert!((0.75..2.5).contains(&(w[1] / w[0])), "{w:?}");
     }
 }
+
+/// No plan breaks the GPU budget: the rules cap every degree by it,
+/// tensor included (the page showed 16 GPUs under a budget of 3), or say
+/// that no plan fits.
+#[test]
+fn the_rules_never_exceed_the_gpu_budget() {
+    use plan3d_core::{model::preset, search::rules};
+    let mut planned = 0;
+    for name in ["x24", "x160", "gpt-3", "megatron-8.3b"] {
+        let m = preset(name).unwrap();
+        for hw in [
+            Hardware::default(),
+            Hardware {
+                node_size: None,
+                ..Hardware::default()
+            },
+        ] {
+            for budget in [1_u64, 2, 3, 7, 8, 15, 64, 1000] {
+                for exact in [false, true] {
+                    let c = Constraints {
+                        max_gpus: (!exact).then_some(budget),
+                        exact_gpus: exact.then_some(budget),
+                        ..Constraints::default()
+                    };
+                    for method in Method::ALL {
+                        for par in Parallelism::ALL {
+                            if let Ok(p) = rules(&m, &hw, method, par, &c) {
+                                assert!(
+                                    p.evaluation.gpus <= budget,
+                                    "{name} {method:?} {par:?} budget {budget}: {} GPUs",
+                                    p.evaluation.gpus
+                                );
+                                planned += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(planned > 500, "only {planned} plans");
+}

@@ -128,3 +128,26 @@ fn phone_width_and_dark_mode() {
     b.scroll_into_view("timeline");
     b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-dark-schedule.png"));
 }
+
+/// The GPU budget holds for every plan on the page (it showed 16 GPUs
+/// under `gpus=3` and `gpus=8`).
+#[test]
+fn no_plan_on_the_page_exceeds_the_gpu_budget() {
+    let url = serve(dist(), "/");
+    for (query, budget) in [("model=x160&gpus=3", 3_u64), ("model=gpt-3&gpus=8", 8)] {
+        let dom = dump_dom(&format!("{url}?{query}"));
+        let mut seen = 0;
+        for row in ["baseline", "partitioned", "improved", "optimum"] {
+            let key = format!(r#"data-testid="plan-{row}-gpus">"#);
+            let Some(at) = dom.find(&key) else { continue };
+            let rest = &dom[at + key.len()..];
+            let gpus: u64 = rest[..rest.find('<').unwrap()]
+                .replace(['\u{202f}', ',', ' '], "")
+                .parse()
+                .unwrap();
+            assert!(gpus <= budget, "{query}: {row} on {gpus} GPUs");
+            seen += 1;
+        }
+        assert!(seen >= 3, "{query}: only {seen} plan rows in {dom}");
+    }
+}
