@@ -114,8 +114,8 @@ impl PlanRow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlansExport {
-    /// The query that reproduces this export.
-    pub inputs: String,
+    /// The inputs, as the query that reproduces this export.
+    pub inputs: Inputs,
     /// The model.
     pub model: ModelReport,
     /// The GPU preset.
@@ -147,7 +147,7 @@ impl PlansExport {
             None => {}
         }
         Self {
-            inputs: inputs.to_query(),
+            inputs: *inputs,
             model: ModelReport::from(&out.model),
             gpu: out.hardware.gpu.name.to_string(),
             plans,
@@ -196,8 +196,8 @@ pub const SWEEP_COLUMNS: [&str; 9] = [
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepExport {
-    /// The query that reproduces this export.
-    pub inputs: String,
+    /// The inputs, as the query that reproduces this export.
+    pub inputs: Inputs,
     /// The rows.
     pub rows: Vec<SweepExportRow>,
 }
@@ -226,7 +226,7 @@ impl SweepExport {
             })
             .collect();
         Self {
-            inputs: inputs.to_query(),
+            inputs: *inputs,
             rows,
         }
     }

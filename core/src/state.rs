@@ -550,3 +550,38 @@ pub fn read_scenario(key: &str, value: &str) -> Result<(String, Inputs), Notice>
         },
     ))
 }
+
+/// The page's state serializes as its URL query (`"model=gpt-3&node=8"`),
+/// the form users share; reading one back refuses any value the page
+/// would have corrected, naming it.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Inputs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_query())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Inputs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let query = <String as serde::Deserialize>::deserialize(d)?;
+        let (inputs, notices) = Self::from_query(&query);
+        match notices.first() {
+            None => Ok(inputs),
+            Some(n) => Err(serde::de::Error::custom(n)),
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Inputs {
+    fn schema_name() -> alloc::borrow::Cow<'static, str> {
+        "Inputs".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "The page's inputs as its URL query (keys in the README), e.g. `model=gpt-3&node=8`."
+        })
+    }
+}

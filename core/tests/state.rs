@@ -398,6 +398,12 @@ fn exports_name_their_inputs_and_parse_back() {
     );
     let json: serde_json::Value = serde_json::from_str(&export::sweep_json(&i, &rows)).unwrap();
     assert!(json["rows"].as_array().unwrap().len() > 20);
+    // Both exports parse back into their types, equal to what was written.
+    let plans: export::PlansExport =
+        serde_json::from_str(&export::plans_json(&i, &o, Some(&opt))).unwrap();
+    assert_eq!(plans, export::PlansExport::new(&i, &o, Some(&opt)));
+    let sweep: export::SweepExport = serde_json::from_str(&export::sweep_json(&i, &rows)).unwrap();
+    assert_eq!(sweep, export::SweepExport::new(&i, &rows));
     assert_eq!(
         export::file_name(&i, "plans", "csv"),
         "plan3d-plans-model-x160.csv"
@@ -407,4 +413,25 @@ fn exports_name_their_inputs_and_parse_back() {
         export::file_name(&j, "scaling", "png"),
         "plan3d-scaling-model-gpt-3_node-8_par-data+pipe.png"
     );
+}
+
+/// The page's state round-trips through serde as its query string; a value
+/// the page would correct is refused, with its notice.
+#[cfg(feature = "serde")]
+#[test]
+fn inputs_serialize_as_their_query() {
+    for q in [
+        "",
+        "model=gpt-3&gpu=h100-sxm&node=8",
+        "model=custom&seq=4096&heads=32&head=128&layers=32&par=data%2Btensor&gpus=512",
+        "model=x200&node=none&net=ethernet&method=baseline&days=30&batch=900&keff=0.5&act=selective&cmp=lga&embed=scaling",
+    ] {
+        let (i, notices) = Inputs::from_query(q);
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+        let text = serde_json::to_string(&i).unwrap();
+        assert_eq!(text, format!("\"{}\"", i.to_query()));
+        assert_eq!(serde_json::from_str::<Inputs>(&text).unwrap(), i);
+    }
+    let err = serde_json::from_str::<Inputs>("\"gpu=h900\"").unwrap_err();
+    assert!(err.to_string().contains("unknown GPU"), "{err}");
 }

@@ -13,6 +13,7 @@ use super::request::{
     EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, ScheduleRequest, SweepRequest,
 };
 use crate::export::{PlansExport, SweepExport};
+use crate::state::Inputs;
 
 /// The schema: JSON Schema 2020-12, one definition per type under `$defs`
 /// (named after the type: `EvaluationReport`, `PlanRequest`, …).
@@ -35,6 +36,7 @@ pub fn json_schema() -> Value {
     g.subschema_for::<ScheduleRequest>();
     g.subschema_for::<PlansExport>();
     g.subschema_for::<SweepExport>();
+    g.subschema_for::<Inputs>();
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "plan3d.schema.json",
