@@ -198,6 +198,14 @@ pub fn App() -> impl IntoView {
     };
 
     let outputs = Memo::new(move |_| Shared(Arc::new(inputs.with(planner::outputs))));
+    let corrections = Memo::new(move |_| {
+        outputs.with(|o| {
+            (*o.0)
+                .as_ref()
+                .map(|o| inputs.with(|i| planner::corrections(i, o)))
+                .unwrap_or_default()
+        })
+    });
     let optimum = optimum_signal(inputs, push);
     // The selected plan's schedule: at most planner::MAX_PAGE_OPS
     // operations (~1.5 ms), so it lands in the same frame as the numbers.
@@ -246,7 +254,7 @@ pub fn App() -> impl IntoView {
                     " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params())).unwrap_or_default())}" parameters, "
                     {move || inputs.with(|i| i.gpu.name)}
                 </p>
-                <NoticeList notices=notices />
+                <NoticeList notices=notices corrections=corrections />
                 {match view {
                     EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl only=true /> }.into_any(),
                     EmbedView::Planner => view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }.into_any(),
@@ -266,9 +274,9 @@ pub fn App() -> impl IntoView {
                  Lamy-Poirier 2021 (arXiv 2106.02679)."
             </p>
         </header>
-        <NoticeList notices=notices />
+        <NoticeList notices=notices corrections=corrections />
         <div class="p3-layout">
-            <Controls inputs=inputs set=set />
+            <Controls inputs=inputs set=set notices=notices />
             <main class="p3-main">
                 {move || outputs.with(|o| o.0.as_ref().as_ref().err().map(|e| view! {
                     <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>

@@ -10,7 +10,7 @@ use crate::hardware::{Hardware, Link};
 use crate::model::ModelShape;
 use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};
 use crate::search::{self, Constraints, Plan, SearchResult, SweepRow};
-use crate::state::{Comparison, Inputs};
+use crate::state::{Comparison, Inputs, Notice};
 use crate::units::BytesPerSec;
 
 /// The methods compared side by side.
@@ -108,6 +108,26 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
         constraints: c,
         plans,
     })
+}
+
+/// Corrections the plans make to the inputs, in words: a batch limit
+/// above the model's critical batch is the critical batch (past it, more
+/// sequences per step do not cut the step count, eq. 2, so they only add
+/// work).
+#[must_use]
+pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
+    let mut v = Vec::new();
+    let bc = out.model.critical_batch();
+    if let Some(b) = inputs.batch.filter(|&b| b as f64 > bc) {
+        v.push(Notice {
+            key: "batch".into(),
+            value: alloc::format!("{b}"),
+            reason: "above this model's critical batch (eq. 2): past it, more sequences per \
+                     step only add work",
+            used: alloc::format!("the critical batch, {} sequences", crate::math::floor(bc)),
+        });
+    }
+    v
 }
 
 /// The exhaustive optimum over every method. It takes from well under a

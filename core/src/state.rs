@@ -186,20 +186,27 @@ pub const KEFF_RANGE: (f64, f64) = (0.05, 1.0);
 /// Longest query value read; longer ones are rejected.
 pub const MAX_VALUE_LEN: usize = 64;
 
-/// A query value that was not used, and why.
+/// A value the page did not use as given, why, and what it used instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Notice {
     /// The key.
     pub key: String,
     /// The value as given (shortened, control characters removed).
     pub value: String,
-    /// Why it was ignored.
+    /// Why it was not used.
     pub reason: &'static str,
+    /// What the page uses instead, in words (empty when nothing is used,
+    /// e.g. a saved scenario skipped).
+    pub used: String,
 }
 
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)
+        write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)?;
+        if !self.used.is_empty() {
+            write!(f, "; using {}", self.used)?;
+        }
+        Ok(())
     }
 }
 
@@ -273,6 +280,7 @@ impl Inputs {
                     key: sanitize(&k, 16),
                     value: sanitize(&v, 24),
                     reason,
+                    used: String::new(),
                 });
             };
             if v.len() > MAX_VALUE_LEN {
@@ -305,67 +313,11 @@ impl Inputs {
                         None => bad("not a whole number in 1–1048576"),
                     }
                 }
-                "gpu" => match hardware::gpu(&v) {
-                    Ok(g) => s.gpu = g,
-                    Err(_) => bad("unknown GPU"),
-                },
-                "node" => {
-                    if v.eq_ignore_ascii_case("none") {
-                        s.node = None;
-                    } else {
-                        match parse_u64(&v, NODE_RANGE.0.into(), NODE_RANGE.1.into()) {
-                            Some(n) => s.node = Some(n as u32),
-                            None => bad("node size must be 1–72 or none"),
-                        }
+                _ => {
+                    if let Err(reason) = s.parse_value(&k, &v) {
+                        bad(reason);
                     }
                 }
-                "net" => match Network::parse(&v) {
-                    Ok(n) => s.network = n,
-                    Err(_) => bad("unknown network"),
-                },
-                "method" => match Method::parse(&v) {
-                    Ok(m) if m != Method::ImprovedUnpartitioned => s.method = m,
-                    _ => bad("unknown method"),
-                },
-                "par" => match Parallelism::parse(&v) {
-                    Ok(p) => s.parallelism = p,
-                    Err(_) => bad("unknown parallelism"),
-                },
-                "gpus" => match parse_u64(&v, 1, 1 << 32) {
-                    Some(n) => s.max_gpus = Some(n),
-                    None => bad("GPU budget must be a whole number ≥ 1"),
-                },
-                "days" => match parse_f64(&v, 1e-3, 1e7) {
-                    Some(d) => s.target_days = Some(d),
-                    None => bad("target days must be a number in 0.001–1e7"),
-                },
-                "batch" => match parse_u64(&v, 1, 1 << 32) {
-                    Some(n) => s.batch = Some(n),
-                    None => bad("batch must be a whole number ≥ 1"),
-                },
-                "keff" => match parse_f64(&v, KEFF_RANGE.0, KEFF_RANGE.1) {
-                    Some(x) => s.kernel_efficiency = x,
-                    None => bad("kernel efficiency must be in 0.05–1"),
-                },
-                "act" => match ActivationModel::parse(&v) {
-                    Ok(a) => s.activation = a,
-                    Err(_) => bad("unknown activation model"),
-                },
-                "cmp" => match Comparison::ALL
-                    .into_iter()
-                    .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
-                {
-                    Some(c) => s.compare = c,
-                    None => bad("unknown schedule comparison"),
-                },
-                "embed" => match EmbedView::ALL
-                    .into_iter()
-                    .find(|e| e.name().eq_ignore_ascii_case(v.trim()))
-                {
-                    Some(e) => s.embed = Some(e),
-                    None => bad("unknown embedded view (planner, schedule, scaling)"),
-                },
-                _ => {}
             }
         }
         if wants_custom || custom.iter().any(Option::is_some) {
@@ -385,10 +337,195 @@ impl Inputs {
                     key: String::from("model"),
                     value: String::from("custom"),
                     reason: "the custom shape is out of bounds",
+                    used: String::new(),
                 }),
             }
         }
+        // Say what each ignored value fell back to.
+        for n in &mut notices {
+            n.used = s.described(&n.key);
+        }
         (s, notices)
+    }
+
+    /// Sets one key (every URL key but the model's) from its text, as the
+    /// URL and the page's fields give it. Unknown keys are ignored.
+    ///
+    /// # Errors
+    ///
+    /// Why the value cannot be used; nothing is changed then.
+    fn parse_value(&mut self, key: &str, v: &str) -> Result<(), &'static str> {
+        match key {
+            "gpu" => match hardware::gpu(v) {
+                Ok(g) => self.gpu = g,
+                Err(_) => return Err("unknown GPU"),
+            },
+            "node" => {
+                if v.eq_ignore_ascii_case("none") {
+                    self.node = None;
+                } else {
+                    match parse_u64(v, NODE_RANGE.0.into(), NODE_RANGE.1.into()) {
+                        Some(n) => self.node = Some(n as u32),
+                        None => return Err("node size must be 1–72 or none"),
+                    }
+                }
+            }
+            "net" => match Network::parse(v) {
+                Ok(n) => self.network = n,
+                Err(_) => return Err("unknown network"),
+            },
+            "method" => match Method::parse(v) {
+                Ok(m) if m != Method::ImprovedUnpartitioned => self.method = m,
+                _ => return Err("unknown method"),
+            },
+            "par" => match Parallelism::parse(v) {
+                Ok(p) => self.parallelism = p,
+                Err(_) => return Err("unknown parallelism"),
+            },
+            "gpus" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.max_gpus = Some(n),
+                None => return Err("GPU budget must be a whole number ≥ 1"),
+            },
+            "days" => match parse_f64(v, 1e-3, 1e7) {
+                Some(d) => self.target_days = Some(d),
+                None => return Err("target days must be a number in 0.001–1e7"),
+            },
+            "batch" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.batch = Some(n),
+                None => return Err("batch must be a whole number ≥ 1"),
+            },
+            "keff" => match parse_f64(v, KEFF_RANGE.0, KEFF_RANGE.1) {
+                Some(x) => self.kernel_efficiency = x,
+                None => return Err("kernel efficiency must be in 0.05–1"),
+            },
+            "act" => match ActivationModel::parse(v) {
+                Ok(a) => self.activation = a,
+                Err(_) => return Err("unknown activation model"),
+            },
+            "cmp" => match Comparison::ALL
+                .into_iter()
+                .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
+            {
+                Some(c) => self.compare = c,
+                None => return Err("unknown schedule comparison"),
+            },
+            "embed" => match EmbedView::ALL
+                .into_iter()
+                .find(|e| e.name().eq_ignore_ascii_case(v.trim()))
+            {
+                Some(e) => self.embed = Some(e),
+                None => return Err("unknown embedded view (planner, schedule, scaling)"),
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Sets a key from a field of the page: as in the URL, and an empty
+    /// field clears an optional input (GPU budget, target days, batch
+    /// limit); a custom shape field changes the custom model.
+    ///
+    /// # Errors
+    ///
+    /// The notice to show (the value is not used; it names what is).
+    pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
+        let v = value.trim();
+        let result = match key {
+            "gpus" | "days" | "batch" if v.is_empty() => {
+                match key {
+                    "gpus" => self.max_gpus = None,
+                    "days" => self.target_days = None,
+                    _ => self.batch = None,
+                }
+                Ok(())
+            }
+            "seq" | "heads" | "head" | "layers" => self.set_custom(key, v),
+            _ => self.parse_value(key, v),
+        };
+        result.map_err(|reason| Notice {
+            key: sanitize(key, 16),
+            value: sanitize(value, 24),
+            reason,
+            used: self.described(key),
+        })
+    }
+
+    fn set_custom(&mut self, key: &str, v: &str) -> Result<(), &'static str> {
+        let ModelChoice::Custom {
+            seq_len,
+            heads,
+            head_size,
+            layers,
+        } = self.model
+        else {
+            return Err("the model is not a custom shape");
+        };
+        let x = parse_u64(v, 1, 1 << 20).ok_or("not a whole number in 1–1048576")? as u32;
+        let mut c = [seq_len, heads, head_size, layers];
+        c[["seq", "heads", "head", "layers"]
+            .iter()
+            .position(|k| *k == key)
+            .unwrap_or(0)] = x;
+        let next = ModelChoice::Custom {
+            seq_len: c[0],
+            heads: c[1],
+            head_size: c[2],
+            layers: c[3],
+        };
+        next.shape()
+            .map_err(|_| "the custom shape would be out of bounds")?;
+        self.model = next;
+        Ok(())
+    }
+
+    /// The value of a key in words, as a notice says what is used.
+    #[must_use]
+    pub fn described(&self, key: &str) -> String {
+        let custom = |i: usize| match self.model {
+            ModelChoice::Custom {
+                seq_len,
+                heads,
+                head_size,
+                layers,
+            } => alloc::format!("{}", [seq_len, heads, head_size, layers][i]),
+            _ => String::from("the model's"),
+        };
+        match key {
+            "model" => match self.model {
+                ModelChoice::Preset(n) => String::from(n),
+                ModelChoice::X(x) => alloc::format!("X{x}"),
+                ModelChoice::Custom { .. } => String::from("the custom shape"),
+            },
+            "seq" => custom(0),
+            "heads" => custom(1),
+            "head" => custom(2),
+            "layers" => custom(3),
+            "gpu" => String::from(self.gpu.name),
+            "node" => self.node.map_or(String::from("no node limit"), |n| {
+                alloc::format!("{n} GPUs per node")
+            }),
+            "net" => String::from(self.network.name()),
+            "method" => String::from(self.method.name()),
+            "par" => String::from(self.parallelism.name()),
+            "gpus" => self.max_gpus.map_or(String::from("no GPU budget"), |g| {
+                alloc::format!("{g} GPUs")
+            }),
+            "days" => self
+                .target_days
+                .map_or(String::from("no target time"), |d| {
+                    alloc::format!("{d} days")
+                }),
+            "batch" => self.batch.map_or(String::from("the critical batch"), |b| {
+                alloc::format!("a limit of {b} sequences")
+            }),
+            "keff" => alloc::format!("{}", self.kernel_efficiency),
+            "act" => String::from(self.activation.name()),
+            "cmp" => String::from(self.compare.name()),
+            "embed" => self
+                .embed
+                .map_or(String::from("the full page"), |e| String::from(e.name())),
+            _ => String::new(),
+        }
     }
 
     /// The query string (without `?`), listing only non-default values.
@@ -528,6 +665,7 @@ pub fn read_scenario(key: &str, value: &str) -> Result<(String, Inputs), Notice>
         key: sanitize(key, 40),
         value: sanitize(value, 24),
         reason,
+        used: String::new(),
     };
     let name = key
         .strip_prefix(SCENARIO_PREFIX)

@@ -435,3 +435,62 @@ fn inputs_serialize_as_their_query() {
     let err = serde_json::from_str::<Inputs>("\"gpu=h900\"").unwrap_err();
     assert!(err.to_string().contains("unknown GPU"), "{err}");
 }
+
+/// A value the page does not use is named with what it uses instead.
+#[test]
+fn notices_say_what_is_used_instead() {
+    let (_, n) = Inputs::from_query("gpus=-5&gpu=h900&node=99&batch=0&keff=3");
+    let text: Vec<String> = n.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        [
+            "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using no GPU budget",
+            "ignored gpu=h900: unknown GPU; using a100-80gb",
+            "ignored node=99: node size must be 1–72 or none; using 16 GPUs per node",
+            "ignored batch=0: batch must be a whole number ≥ 1; using the critical batch",
+            "ignored keff=3: kernel efficiency must be in 0.05–1; using 1",
+        ]
+    );
+}
+
+/// The page's fields parse as the URL does: a bad value changes nothing
+/// and says so; an empty optional field clears it.
+#[test]
+fn fields_parse_like_the_url() {
+    let (mut i, _) = Inputs::from_query("gpus=512");
+    let n = i.set_field("gpus", "-5").unwrap_err();
+    assert_eq!(i.max_gpus, Some(512));
+    assert_eq!(
+        n.to_string(),
+        "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using 512 GPUs"
+    );
+    i.set_field("gpus", " 64 ").unwrap();
+    assert_eq!(i.max_gpus, Some(64));
+    i.set_field("gpus", "").unwrap();
+    assert_eq!(i.max_gpus, None);
+    assert!(i.set_field("days", "nan").is_err());
+    assert!(i.set_field("heads", "8").is_err(), "not a custom model");
+    let (mut c, _) = Inputs::from_query("model=custom&seq=2048&heads=16&head=64&layers=24");
+    c.set_field("layers", "48").unwrap();
+    assert_eq!(c.described("layers"), "48");
+    let n = c.set_field("heads", "0").unwrap_err();
+    assert!(n.to_string().ends_with("using 16"), "{n}");
+}
+
+/// A batch limit above the critical batch is said to be the critical batch
+/// (X160: b_c = 573 · (12 · 160⁵)^{1/3} / 2560 = 2416.7, eq. 2).
+#[test]
+fn a_batch_above_the_critical_batch_is_corrected_in_words() {
+    let (i, _) = Inputs::from_query("model=x160&batch=9113");
+    let o = outputs(&i).unwrap();
+    let c = planner::corrections(&i, &o);
+    assert_eq!(
+        c.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "ignored batch=9113: above this model's critical batch (eq. 2): past it, more \
+          sequences per step only add work; using the critical batch, 2416 sequences"
+        ]
+    );
+    let (j, _) = Inputs::from_query("model=x160&batch=1000");
+    assert!(planner::corrections(&j, &outputs(&j).unwrap()).is_empty());
+}

@@ -6,18 +6,59 @@ use plan3d_core::{
     hardware, model,
     planner::METHODS,
     search::Parallelism,
-    state::{Inputs, ModelChoice, KEFF_RANGE, NODE_RANGE},
+    state::{Inputs, ModelChoice, Notice, KEFF_RANGE, NODE_RANGE},
     ActivationModel, Network,
 };
 
 use crate::fmt;
+
+/// Quiet time after a keystroke before a typed number applies.
+const TYPING_PAUSE_MS: u64 = 300;
 
 /// The input panel: model, hardware and training choices.
 #[component]
 pub fn Controls(
     inputs: RwSignal<Inputs>,
     set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
+    notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
+    // A typed field: parsed as the URL is (`Inputs::set_field`); a value
+    // the page cannot use changes nothing and says so, naming what is used.
+    let apply = move |key: &'static str, text: String, discrete: bool| {
+        let mut next = inputs.get_untracked();
+        match next.set_field(key, &text) {
+            Ok(()) => {
+                notices.update(|n| n.retain(|x| x.key != key));
+                if next != inputs.get_untracked() {
+                    set(discrete, Box::new(move |i| *i = next));
+                }
+            }
+            Err(notice) => notices.update(|n| {
+                n.retain(|x| x.key != key);
+                n.push(notice);
+            }),
+        }
+    };
+    // Numbers apply as they are typed, once the typing pauses, like a
+    // slider; leaving the field (change) applies at once.
+    let typing = StoredValue::new(None::<TimeoutHandle>);
+    let typed = move |key: &'static str, text: String| {
+        if let Some(h) = typing.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || apply(key, text, false),
+            std::time::Duration::from_millis(TYPING_PAUSE_MS),
+        )
+        .ok();
+        typing.set_value(h);
+    };
+    let committed = move |key: &'static str, text: String| {
+        if let Some(h) = typing.get_value() {
+            h.clear();
+        }
+        apply(key, text, true);
+    };
     let model_value = move || match inputs.with(|i| i.model) {
         ModelChoice::Preset(n) => n.to_string(),
         ModelChoice::X(x) => format!("x{x}"),
@@ -87,17 +128,8 @@ pub fn Controls(
                                     <label>{label}
                                         <input type="number" min="1" max="1048576" data-testid=format!("custom-{key}")
                                             prop:value=move || get().to_string()
-                                            on:change=move |e| {
-                                                let Ok(v) = event_target_value(&e).parse::<u32>() else { return };
-                                                set(true, Box::new(move |i| {
-                                                    if let ModelChoice::Custom { seq_len, heads, head_size, layers } = i.model {
-                                                        let mut c = (seq_len, heads, head_size, layers);
-                                                        match key { "seq" => c.0 = v, "heads" => c.1 = v, "head" => c.2 = v, _ => c.3 = v }
-                                                        let next = ModelChoice::Custom { seq_len: c.0, heads: c.1, head_size: c.2, layers: c.3 };
-                                                        if next.shape().is_ok() { i.model = next; }
-                                                    }
-                                                }));
-                                            } />
+                                            on:input=move |e| typed(key, event_target_value(&e))
+                                            on:change=move |e| committed(key, event_target_value(&e)) />
                                     </label>
                                 }
                             })
@@ -180,24 +212,18 @@ pub fn Controls(
                 <label for="p3-gpus">"GPU budget (optional)"</label>
                 <input id="p3-gpus" data-testid="budget" type="number" min="1" placeholder="no limit"
                     prop:value=move || inputs.with(|i| i.max_gpus.map(|g| g.to_string()).unwrap_or_default())
-                    on:change=move |e| {
-                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|g| (1..=1u64 << 32).contains(g));
-                        set(true, Box::new(move |i| i.max_gpus = v));
-                    } />
+                    on:input=move |e| typed("gpus", event_target_value(&e))
+                    on:change=move |e| committed("gpus", event_target_value(&e)) />
                 <label for="p3-days">"Target time in days (fewest GPUs)"</label>
                 <input id="p3-days" data-testid="days" type="number" min="0.001" step="any" placeholder="fastest"
                     prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
-                    on:change=move |e| {
-                        let v = event_target_value(&e).trim().parse::<f64>().ok().filter(|d| d.is_finite() && (1e-3..=1e7).contains(d));
-                        set(true, Box::new(move |i| i.target_days = v));
-                    } />
+                    on:input=move |e| typed("days", event_target_value(&e))
+                    on:change=move |e| committed("days", event_target_value(&e)) />
                 <label for="p3-batch">"Batch limit in sequences"</label>
                 <input id="p3-batch" data-testid="batch" type="number" min="1" placeholder="critical batch"
                     prop:value=move || inputs.with(|i| i.batch.map(|b| b.to_string()).unwrap_or_default())
-                    on:change=move |e| {
-                        let v = event_target_value(&e).trim().parse::<u64>().ok().filter(|b| (1..=1u64 << 32).contains(b));
-                        set(true, Box::new(move |i| i.batch = v));
-                    } />
+                    on:input=move |e| typed("batch", event_target_value(&e))
+                    on:change=move |e| committed("batch", event_target_value(&e)) />
                 <label for="p3-keff">
                     "Kernel efficiency: "
                     <output>{move || fmt::pct(inputs.with(|i| i.kernel_efficiency))}</output>

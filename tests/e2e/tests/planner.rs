@@ -356,3 +356,58 @@ fn huge_plans_and_slow_searches_keep_the_page_responsive() {
         WAIT,
     );
 }
+
+/// Every correction is visible, in words (the page used to clear `-5` in
+/// the GPU budget silently, and cut a batch above the critical batch
+/// without a word); numbers apply while typing, once the typing pauses.
+#[test]
+fn corrections_are_shown_in_words() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    open(&b, &format!("{base}?model=x160&gpus=512"));
+    set(&b, "budget", "-5", "change");
+    let notices = b.wait(
+        "const t = document.querySelector('[data-testid=notices]').textContent;
+         return t.includes('gpus=-5') ? t : null;",
+        WAIT,
+    );
+    assert!(
+        notices.as_str().unwrap().contains("using 512 GPUs"),
+        "{notices}"
+    );
+    assert_eq!(b.text("plan-improved-gpus"), "512");
+    // A valid value clears the notice; typing applies after a pause,
+    // without a change event.
+    set(&b, "budget", "256", "input");
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]').textContent === '256'",
+        WAIT,
+    );
+    assert!(
+        !b.text("notices").contains("gpus="),
+        "{}",
+        b.text("notices")
+    );
+    // A batch limit above the critical batch is the critical batch, said so.
+    set(&b, "budget", "", "change");
+    set(&b, "batch", "9113", "change");
+    let notices = b.wait(
+        "const t = document.querySelector('[data-testid=notices]').textContent;
+         return t.includes('batch=9113') ? t : null;",
+        WAIT,
+    );
+    assert!(
+        notices
+            .as_str()
+            .unwrap()
+            .contains("using the critical batch, 2416 sequences"),
+        "{notices}"
+    );
+    // A URL value the page ignores names what it uses instead.
+    open(&b, &format!("{base}?model=x160&gpu=h900"));
+    assert!(
+        b.text("notices").contains("unknown GPU; using a100-80gb"),
+        "{}",
+        b.text("notices")
+    );
+}
