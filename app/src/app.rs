@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use plan3d_core::{
     planner::{self, Outputs, ShownScale},
     schedule::Schedule,
-    search::Plan,
     state::{EmbedView, Inputs},
     Method,
 };
@@ -57,10 +56,21 @@ pub type OptimumResult = Result<plan3d_core::search::SearchResult, plan3d_core::
 /// The plans for the current inputs.
 pub type OutputsMemo = Memo<Shared<Result<Outputs, plan3d_core::Error>>>;
 
-/// The selected method's plan, if it has one.
-pub fn selected(inputs: RwSignal<Inputs>, outputs: OutputsMemo) -> Option<Plan> {
+/// The optimum as the page holds it (`None` while a deferred search runs).
+pub type OptimumSignal = RwSignal<Shared<Option<OptimumResult>>>;
+
+/// The plan shown in detail for the selected method: the best one found
+/// (`planner::shown`).
+pub fn shown(
+    inputs: RwSignal<Inputs>,
+    outputs: OutputsMemo,
+    optimum: OptimumSignal,
+) -> Option<planner::Shown> {
     let m = inputs.with(|i| i.method);
-    outputs.with(|o| (*o.0).as_ref().ok().and_then(|o| o.selected(m).copied()))
+    outputs.with(|o| {
+        let o = (*o.0).as_ref().ok()?;
+        optimum.with(|opt| planner::shown(o, m, opt.0.as_ref().as_ref()))
+    })
 }
 
 /// Milliseconds beyond which a search no longer runs inside a slider's
@@ -209,18 +219,20 @@ pub fn App() -> impl IntoView {
     let optimum = optimum_signal(inputs, push);
     // The selected plan's schedule: at most planner::MAX_PAGE_OPS
     // operations (~1.5 ms), so it lands in the same frame as the numbers.
+    let shown_plan = Memo::new(move |_| shown(inputs, outputs, optimum).map(|s| s.plan));
     let plan_tl = Memo::new(move |_| {
-        let method = inputs.with(|i| i.method);
-        Shared(Arc::new(outputs.with(|o| {
-            let o = (*o.0).as_ref().ok()?;
-            let p = o.selected(method)?;
-            planner::plan_schedule(&o.model, &o.hardware, p)
-                .ok()
-                .map(|(s, shown)| PlanTimeline {
-                    timeline: Timeline::new(&s),
-                    shown,
-                    schedule: s,
-                })
+        let plan = shown_plan.get();
+        Shared(Arc::new(plan.and_then(|p| {
+            outputs.with(|o| {
+                let o = (*o.0).as_ref().ok()?;
+                planner::plan_schedule(&o.model, &o.hardware, &p)
+                    .ok()
+                    .map(|(s, shown)| PlanTimeline {
+                        timeline: Timeline::new(&s),
+                        shown,
+                        schedule: s,
+                    })
+            })
         })))
     });
 
@@ -258,7 +270,7 @@ pub fn App() -> impl IntoView {
                 {match view {
                     EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl only=true /> }.into_any(),
                     EmbedView::Planner => view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }.into_any(),
-                    EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs scaling=scaling /> }.into_any(),
+                    EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling /> }.into_any(),
                 }}
             </div>
         }
@@ -283,8 +295,8 @@ pub fn App() -> impl IntoView {
                 }))}
                 <Plans inputs=inputs outputs=outputs optimum=optimum />
                 <MemoryChart outputs=outputs />
-                <NetworkNeeds inputs=inputs outputs=outputs />
-                <Scaling inputs=inputs outputs=outputs scaling=scaling />
+                <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
+                <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
                 <Schedules inputs=inputs plan_tl=plan_tl only=false />
                 <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl notices=notices />
             </main>

@@ -195,6 +195,91 @@ pub fn standing(plan: &Plan, optimum: &SearchResult, constraints: &Constraints) 
     Standing::Optimal
 }
 
+/// How the paper's rules compare with the plan shown in detail.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RulesVersus {
+    /// The shown plan is the rules' own (the search confirms it, or has not
+    /// answered yet).
+    Same,
+    /// The shown plan is the search's; the rules' plan stands behind it.
+    Behind(Standing),
+    /// The rules have no plan for this method; the search found one.
+    NoPlan(Error),
+}
+
+/// The plan the page shows in detail for the selected method: the best one
+/// found (headline, "why", network, schedule).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    /// The plan.
+    pub plan: Plan,
+    /// Found by the exhaustive search (else it is the rules' plan).
+    pub searched: bool,
+    /// The rules' plan against it.
+    pub rules: RulesVersus,
+}
+
+/// The best plan found for `method`: the exhaustive optimum when it is of
+/// this method and the rules do not reach it, else the rules' plan (also
+/// while the search has not answered). `None` when neither has a plan.
+#[must_use]
+pub fn shown(
+    out: &Outputs,
+    method: Method,
+    optimum: Option<&Result<SearchResult, Error>>,
+) -> Option<Shown> {
+    let rules = out
+        .plans
+        .iter()
+        .find(|(m, _)| *m == method)
+        .map(|(_, p)| *p)?;
+    let best = optimum
+        .and_then(|r| r.as_ref().ok())
+        .filter(|r| r.best.method == method);
+    let own = |plan: Plan| Shown {
+        plan,
+        searched: false,
+        rules: RulesVersus::Same,
+    };
+    match (best, rules) {
+        (Some(r), Ok(p)) => match standing(&p, r, &out.constraints) {
+            Standing::Optimal => Some(own(p)),
+            s => Some(Shown {
+                plan: r.best,
+                searched: true,
+                rules: RulesVersus::Behind(s),
+            }),
+        },
+        (Some(r), Err(e)) => Some(Shown {
+            plan: r.best,
+            searched: true,
+            rules: RulesVersus::NoPlan(e),
+        }),
+        (None, Ok(p)) => Some(own(p)),
+        (None, Err(_)) => None,
+    }
+}
+
+/// What to change when there is no plan, in words.
+#[must_use]
+pub fn advice(err: &Error, inputs: &Inputs) -> &'static str {
+    match err {
+        Error::NoPlan { reason } if reason.contains("memory") => {
+            if inputs.node.is_some() {
+                "a GPU with more memory, a larger node or no node-size limit (wider tensor \
+                 parallelism), or a method that partitions the state"
+            } else {
+                "a GPU with more memory, or a method that partitions the state"
+            }
+        }
+        Error::NoPlan { reason } if reason.contains("budget") => "a larger GPU budget",
+        Error::NoPlan { .. } => {
+            "fewer constraints: a larger GPU budget, a later target time or no batch limit"
+        }
+        _ => "other inputs (see the notice above)",
+    }
+}
+
 /// The inputs [`optimum`] reads: `inputs` with what it ignores (the method
 /// shown, the comparison, the embed view) set to defaults, for caching.
 #[must_use]

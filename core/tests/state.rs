@@ -494,3 +494,44 @@ fn a_batch_above_the_critical_batch_is_corrected_in_words() {
     let (j, _) = Inputs::from_query("model=x160&batch=1000");
     assert!(planner::corrections(&j, &outputs(&j).unwrap()).is_empty());
 }
+
+/// The plan shown in detail is the best one found: the search's when the
+/// rules fall behind or have none, the rules' when they reach it.
+#[test]
+fn the_shown_plan_is_the_best_found() {
+    use plan3d_core::planner::{shown, RulesVersus, Standing};
+    let case = |q: &str| {
+        let (i, _) = Inputs::from_query(q);
+        let o = outputs(&i).unwrap();
+        let opt = planner::optimum(&i);
+        (shown(&o, i.method, Some(&opt)), shown(&o, i.method, None), opt)
+    };
+    // X160 (Table 6.1): the rules find the optimum.
+    let (s, _, _) = case("model=x160");
+    let s = s.unwrap();
+    assert!(!s.searched && s.rules == RulesVersus::Same);
+    assert_eq!(s.plan.evaluation.gpus, 38_640);
+    // GPT-3 within 1024 GPUs: the rules are 13 % slower than the search.
+    let (s, before, opt) = case("model=gpt-3&gpus=1024");
+    let s = s.unwrap();
+    assert!(s.searched);
+    assert_eq!(s.plan, opt.unwrap().best);
+    match s.rules {
+        RulesVersus::Behind(Standing::Slower(x)) => assert!((x - 1.133).abs() < 0.001, "{x}"),
+        r => panic!("{r:?}"),
+    }
+    // Before the search answers, the rules' plan is shown.
+    assert!(!before.unwrap().searched);
+    // With selective recomputation the rules have no plan for improved; the
+    // search has one (the headline was blank).
+    let (s, before, _) = case("model=gpt-3&gpus=1024&act=selective");
+    let s = s.unwrap();
+    assert!(matches!(s.rules, RulesVersus::NoPlan(_)));
+    assert!(s.plan.evaluation.gpus <= 1024);
+    assert!(before.is_none());
+    // No plan at all: the advice names what to change.
+    let (i, _) = Inputs::from_query("model=x1000");
+    let o = outputs(&i).unwrap();
+    let err = o.plans.iter().find_map(|(_, p)| p.as_ref().err()).unwrap();
+    assert!(planner::advice(err, &i).contains("more memory"));
+}

@@ -7,14 +7,18 @@ use plan3d_core::{
     state::Inputs,
 };
 
-use crate::app::{selected, OutputsMemo};
+use crate::app::{shown, OptimumSignal, OutputsMemo};
 use crate::fmt;
 
 /// What the selected plan needs of each link, against what it has.
 #[component]
-pub fn NetworkNeeds(inputs: RwSignal<Inputs>, outputs: OutputsMemo) -> impl IntoView {
+pub fn NetworkNeeds(
+    inputs: RwSignal<Inputs>,
+    outputs: OutputsMemo,
+    optimum: OptimumSignal,
+) -> impl IntoView {
     let method = move || inputs.with(|i| i.method);
-    let selected = move || selected(inputs, outputs);
+    let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
     let needs_view = move || {
         let Some(p) = selected() else {
             return Vec::new();

@@ -9,7 +9,7 @@ use plan3d_core::{
     Method,
 };
 
-use crate::app::{selected, OptimumResult, OutputsMemo, Shared};
+use crate::app::{shown, OptimumSignal, OutputsMemo};
 use crate::fmt;
 
 /// "n_b × n_l × n_a" of a plan.
@@ -42,10 +42,10 @@ pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
 pub fn Plans(
     inputs: RwSignal<Inputs>,
     outputs: OutputsMemo,
-    optimum: RwSignal<Shared<Option<OptimumResult>>>,
+    optimum: OptimumSignal,
 ) -> impl IntoView {
     let method = move || inputs.with(|i| i.method);
-    let selected = move || selected(inputs, outputs);
+    let shown = move || shown(inputs, outputs, optimum);
     let rows = move || {
         let m = method();
         outputs.with(|o| {
@@ -106,23 +106,72 @@ pub fn Plans(
         })
     };
     let binding = move || {
-        selected().map(|p| {
-            p.binding
+        shown().map(|s| {
+            s.plan
+                .binding
                 .iter()
                 .map(|b| view! { <li>{b.to_string()}</li> })
                 .collect_view()
         })
     };
+    // The best plan found for the method, with the paper's rules as the
+    // comparison; never blank: with no plan, why and what to change.
     let headline = move || {
-        let p = selected()?;
-        let e = p.evaluation;
-        let params = outputs.with(|o| (*o.0).as_ref().ok().map(|o| o.model.params()))?;
+        let searching = optimum.with(|o| o.0.is_none());
+        let (params, rules_err) = outputs.with(|o| {
+            let o = (*o.0).as_ref().ok()?;
+            let err = o
+                .plans
+                .iter()
+                .find(|(m, _)| *m == method())
+                .and_then(|(_, p)| p.as_ref().err().copied());
+            Some((o.model.params(), err))
+        })?;
+        let Some(s) = shown() else {
+            let err = rules_err?;
+            let advice = inputs.with(|i| planner::advice(&err, i));
+            let tail = if searching {
+                " Searching every configuration…"
+            } else {
+                ""
+            };
+            return Some(format!(
+                "No plan for {} with {}: {err}. Try {advice}.{tail}",
+                fmt::params(params),
+                method().name()
+            ));
+        };
+        let e = s.plan.evaluation;
+        let rules = match s.rules {
+            planner::RulesVersus::Same if s.searched => String::new(),
+            planner::RulesVersus::Same if searching => {
+                " (the paper's rules; searching every configuration…)".to_string()
+            }
+            planner::RulesVersus::Same => {
+                " The exhaustive search confirms the paper's rules.".to_string()
+            }
+            planner::RulesVersus::Behind(planner::Standing::Slower(x)) => {
+                format!(" The paper's rules: {} slower.", fmt::pct(x - 1.0))
+            }
+            planner::RulesVersus::Behind(planner::Standing::MoreGpus(x)) => format!(
+                " The paper's rules need {} more GPUs for the target time.",
+                fmt::pct(x - 1.0)
+            ),
+            planner::RulesVersus::Behind(planner::Standing::MissesTarget) => {
+                " The paper's rules miss the target time.".to_string()
+            }
+            planner::RulesVersus::Behind(planner::Standing::Optimal) => String::new(),
+            planner::RulesVersus::NoPlan(err) => {
+                format!(" The paper's rules find no plan ({err}).")
+            }
+        };
         Some(format!(
-            "{} trains {} on {} GPUs ({}) in {}, at {} efficiency.",
+            "{} trains {} on {} GPU{} ({}) in {}, at {} efficiency.{rules}",
             method().name(),
             fmt::params(params),
             e.gpus,
-            config_text(&p),
+            if e.gpus == 1 { "" } else { "s" },
+            config_text(&s.plan),
             fmt::duration(e.time.days()),
             fmt::pct(e.efficiency)
         ))

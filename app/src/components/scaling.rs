@@ -8,7 +8,7 @@ use plan3d_core::{
 };
 use plotters::prelude::IntoDrawingArea;
 
-use crate::app::{selected, OutputsMemo, ScalingRows, Shared};
+use crate::app::{shown, OptimumSignal, OutputsMemo, ScalingRows, Shared};
 use crate::backend::Canvas2d;
 use crate::charts::{self, XMap};
 use crate::dom::{dark_mode, refit, relayout};
@@ -21,9 +21,10 @@ use crate::timeline::{self};
 pub fn Scaling(
     inputs: RwSignal<Inputs>,
     outputs: OutputsMemo,
+    optimum: OptimumSignal,
     scaling: Memo<Shared<ScalingRows>>,
 ) -> impl IntoView {
-    let selected = move || selected(inputs, outputs);
+    let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
     let epoch = relayout();
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
