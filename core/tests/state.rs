@@ -504,7 +504,11 @@ fn the_shown_plan_is_the_best_found() {
         let (i, _) = Inputs::from_query(q);
         let o = outputs(&i).unwrap();
         let opt = planner::optimum(&i);
-        (shown(&o, i.method, Some(&opt)), shown(&o, i.method, None), opt)
+        (
+            shown(&o, i.method, Some(&opt)),
+            shown(&o, i.method, None),
+            opt,
+        )
     };
     // X160 (Table 6.1): the rules find the optimum.
     let (s, _, _) = case("model=x160");

@@ -135,8 +135,12 @@ pub fn Plans(
             } else {
                 ""
             };
+            let why = match err {
+                plan3d_core::Error::NoPlan { reason } => reason.to_string(),
+                e => e.to_string(),
+            };
             return Some(format!(
-                "No plan for {} with {}: {err}. Try {advice}.{tail}",
+                "No plan for {} with {}: {why}. Try {advice}.{tail}",
                 fmt::params(params),
                 method().name()
             ));
@@ -161,9 +165,10 @@ pub fn Plans(
                 " The paper's rules miss the target time.".to_string()
             }
             planner::RulesVersus::Behind(planner::Standing::Optimal) => String::new(),
-            planner::RulesVersus::NoPlan(err) => {
-                format!(" The paper's rules find no plan ({err}).")
+            planner::RulesVersus::NoPlan(plan3d_core::Error::NoPlan { reason }) => {
+                format!(" The paper's rules find no plan: {reason}.")
             }
+            planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),
         };
         Some(format!(
             "{} trains {} on {} GPU{} ({}) in {}, at {} efficiency.{rules}",

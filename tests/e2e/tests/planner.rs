@@ -438,7 +438,10 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     assert!(h.starts_with("improved trains"), "{h}");
     assert!(h.contains("The paper's rules find no plan"), "{h}");
     assert!(!b.text("binding").is_empty(), "why this plan is empty");
-    assert!(!b.text("needs").trim().is_empty(), "the network table is empty");
+    assert!(
+        !b.text("needs").trim().is_empty(),
+        "the network table is empty"
+    );
     let h = headline("model=x1000");
     assert!(h.starts_with("No plan for"), "{h}");
     assert!(h.contains("Try a GPU with more memory"), "{h}");
