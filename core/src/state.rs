@@ -478,6 +478,18 @@ impl Inputs {
         Ok(())
     }
 
+    /// Chooses a GPU from the page's menu: the node size follows it (the
+    /// GPUs of its usual NVLink domain: 8 in an HGX H100 or B200 board, 16
+    /// in the paper's A100 node), unless the node size is unlimited. A URL
+    /// keeps its explicit or default node size, so old links mean what they
+    /// meant.
+    pub fn choose_gpu(&mut self, gpu: Gpu) {
+        self.gpu = gpu;
+        if self.node.is_some() {
+            self.node = Some(gpu.default_node_size);
+        }
+    }
+
     /// The value of a key in words, as a notice says what is used.
     #[must_use]
     pub fn described(&self, key: &str) -> String {

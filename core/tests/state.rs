@@ -539,3 +539,27 @@ fn the_shown_plan_is_the_best_found() {
     let err = o.plans.iter().find_map(|(_, p)| p.as_ref().err()).unwrap();
     assert!(planner::advice(err, &i).contains("more memory"));
 }
+
+/// Choosing an H100 on the page brings its 8-GPU node: no more tensor
+/// degree 15 for 128 heads in a 16-GPU "node" of H100s.
+#[test]
+fn the_node_size_follows_the_gpu_chosen() {
+    let (mut i, _) = Inputs::from_query("model=llama-3.1-405b");
+    i.choose_gpu(plan3d_core::hardware::H100_SXM);
+    assert_eq!(i.node, Some(8));
+    assert_eq!(i.to_query(), "model=llama-3.1-405b&gpu=h100-sxm&node=8");
+    let o = outputs(&i).unwrap();
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert!(p.evaluation.config.tensor <= 8);
+        }
+    }
+    i.choose_gpu(plan3d_core::hardware::A100_80GB);
+    assert_eq!(i.node, Some(16));
+    let (mut j, _) = Inputs::from_query("node=none");
+    j.choose_gpu(plan3d_core::hardware::H100_SXM);
+    assert_eq!(j.node, None, "no limit stays");
+    // An old link keeps its meaning.
+    let (k, _) = Inputs::from_query("gpu=h100-sxm");
+    assert_eq!(k.node, Some(16));
+}

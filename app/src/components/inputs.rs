@@ -147,7 +147,7 @@ pub fn Controls(
                 <select id="p3-gpu" data-testid="gpu" prop:value=move || inputs.with(|i| i.gpu.name)
                     on:change=move |e| {
                         let v = event_target_value(&e);
-                        set(true, Box::new(move |i| if let Ok(g) = hardware::gpu(&v) { i.gpu = g }));
+                        set(true, Box::new(move |i| if let Ok(g) = hardware::gpu(&v) { i.choose_gpu(g) }));
                     }>
                     {hardware::GPUS.iter().map(|g| view! { <option value=g.name>{g.name}</option> }).collect_view()}
                 </select>

@@ -446,3 +446,23 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     assert!(h.starts_with("No plan for"), "{h}");
     assert!(h.contains("Try a GPU with more memory"), "{h}");
 }
+
+/// Choosing an H100 brings its 8-GPU node (the page kept 16 and chose
+/// tensor degree 15 for 128 heads).
+#[test]
+fn the_node_size_follows_the_gpu() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    open(&b, &format!("{base}?model=llama-3.1-405b"));
+    set(&b, "gpu", "h100-sxm", "change");
+    b.wait(
+        "return document.querySelector('[data-testid=node-value]').textContent === '8'",
+        WAIT,
+    );
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&node=8");
+    let (gpus, _) = expected(&i, Method::Improved);
+    b.wait(
+        &format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus}'"),
+        WAIT,
+    );
+}
