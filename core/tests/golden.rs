@@ -408,3 +408,29 @@ fn table_6_1_all_90_cells_from_the_rules() {
         assert_sig(t, 2, r.time);
     }
 }
+
+/// MFU counts 6 flop per token and parameter: with every layer recomputed
+/// (8 flop computed) it is ¾ of the efficiency, without recomputation it
+/// is the efficiency. Table 6.1's 3d improved X160: 0.878 → 0.658.
+#[test]
+fn mfu_and_hfu_of_table_6_1() {
+    use plan3d_core::{evaluate, model::x_family, ActivationModel, Config, Hardware, Method};
+    let cfg = Config {
+        method: Method::Improved,
+        data: 483,
+        pipe: 5,
+        tensor: 16,
+        micro_batch: 1,
+        micro_batches: 5,
+        ..Config::default()
+    };
+    let e = evaluate(&x_family(160).unwrap(), &Hardware::default(), &cfg).unwrap();
+    assert!((e.hfu() - 0.878).abs() < 5e-4, "{}", e.hfu());
+    assert!((e.mfu() - 0.6583).abs() < 5e-4, "{}", e.mfu());
+    let sel = Config {
+        activation: ActivationModel::Selective,
+        ..cfg
+    };
+    let s = evaluate(&x_family(160).unwrap(), &Hardware::default(), &sel).unwrap();
+    assert_eq!(s.mfu(), s.efficiency);
+}

@@ -236,6 +236,11 @@ pub struct EvaluationReport {
     pub critical_batch: f64,
     /// Fraction of peak reached, kernel efficiency included.
     pub efficiency: f64,
+    /// Model flops utilisation: 6 flop per token and parameter over peak.
+    pub mfu: f64,
+    /// Hardware flops utilisation: every flop computed over peak (the
+    /// efficiency).
+    pub hfu: f64,
     /// Training time, days.
     pub days: f64,
     /// Training steps.
@@ -271,6 +276,8 @@ impl EvaluationReport {
             offload: c.offload,
             critical_batch: e.critical_batch,
             efficiency: e.efficiency,
+            mfu: e.mfu(),
+            hfu: e.hfu(),
             days: e.time.days(),
             steps: e.steps,
             total_flops: e.total_flops.get(),

@@ -60,6 +60,19 @@ impl Method {
         }
     }
 
+    /// The name practitioners use: `Megatron-style` (state replicated),
+    /// `ZeRO-3 / FSDP` (state partitioned), `layered + modular
+    /// (Lamy-Poirier)`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Baseline => "Megatron-style",
+            Self::Partitioned => "ZeRO-3 / FSDP",
+            Self::Improved => "layered + modular (Lamy-Poirier)",
+            Self::ImprovedUnpartitioned => "layered + modular, state replicated",
+        }
+    }
+
     /// Parses [`Method::name`], case-insensitive.
     ///
     /// # Errors
