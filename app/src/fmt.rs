@@ -26,6 +26,19 @@ pub fn duration(d: f64) -> String {
     }
 }
 
+/// A count with thousands separators: 38,640.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A byte count in GiB, 3 significant figures.
 pub fn gib(bytes: f64) -> String {
     let g = bytes / plan3d_core::units::GIB;

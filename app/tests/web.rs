@@ -24,9 +24,9 @@ fn text(testid: &str) -> String {
 async fn app_mounts_and_shows_table_6_1() {
     leptos::mount::mount_to_body(App);
     leptos::task::tick().await;
-    assert_eq!(text("plan-improved-gpus"), "38640");
+    assert_eq!(text("plan-improved-gpus"), "38,640");
     assert_eq!(text("plan-improved-days"), "6.8");
-    assert_eq!(text("plan-baseline-gpus"), "35840");
+    assert_eq!(text("plan-baseline-gpus"), "35,840");
     assert!(text("binding").contains("eq. 9"));
     // Choosing the baseline re-renders the headline.
     let radio: web_sys::HtmlInputElement = document()
@@ -38,7 +38,7 @@ async fn app_mounts_and_shows_table_6_1() {
     radio.click();
     leptos::task::tick().await;
     assert!(
-        text("headline").starts_with("baseline trains"),
+        text("headline").starts_with("Megatron-style trains"),
         "{}",
         text("headline")
     );

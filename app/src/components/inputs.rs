@@ -205,7 +205,7 @@ pub fn Controls(
                             <input type="radio" name="p3-method" value=m.name() data-testid=format!("method-{}", m.name())
                                 prop:checked=move || inputs.with(|i| i.method == m)
                                 on:change=move |_| set(true, Box::new(move |i| i.method = m)) />
-                            {m.name()}
+                            {m.label()}
                         </label>
                     }).collect_view()}
                 </div>

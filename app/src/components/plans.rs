@@ -18,19 +18,27 @@ pub fn config_text(p: &Plan) -> String {
     format!("{} × {} × {}", c.data, c.pipe, c.tensor)
 }
 
-/// One row of the plans table.
+/// One row of the plans table. Columns marked `p3-opt` give way on narrow
+/// screens and embeds; the plan's shape, GPUs, MFU and days stay.
 pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
     let e = p.evaluation;
+    let m = e.config.method;
+    let label = if name == "optimum" {
+        format!("best found: {}", m.label())
+    } else {
+        m.label().to_string()
+    };
     view! {
         <tr class=cls data-testid=format!("plan-{name}")>
-            <th scope="row">{if name == "optimum" { format!("optimum ({})", e.config.method.name()) } else { name.to_string() }}</th>
+            <th scope="row" title=format!("the paper's \u{201c}{}\u{201d} method", m.name())>{label}</th>
             <td>{config_text(p)}</td>
-            <td data-testid=format!("plan-{name}-gpus")>{e.gpus.to_string()}</td>
-            <td>{e.batch.to_string()}</td>
-            <td>{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
-            <td>{if e.config.offload { "yes" } else { "no" }}</td>
-            <td>{fmt::pct(e.efficiency)}</td>
-            <td>{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+            <td data-testid=format!("plan-{name}-gpus")>{fmt::count(e.gpus)}</td>
+            <td class="p3-opt">{fmt::count(e.batch)}</td>
+            <td class="p3-opt">{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
+            <td class="p3-opt">{if e.config.offload { "yes" } else { "no" }}</td>
+            <td>{fmt::pct(e.mfu())}</td>
+            <td class="p3-opt">{fmt::pct(e.efficiency)}</td>
+            <td class="p3-opt">{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
             <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
         </tr>
     }
@@ -60,8 +68,8 @@ pub fn Plans(
                         Ok(p) => plan_row(name, cls, p),
                         Err(err) => view! {
                             <tr class=cls data-testid=format!("plan-{name}")>
-                                <th scope="row">{name}</th>
-                                <td colspan="8">{err.to_string()}</td>
+                                <th scope="row" title=format!("the paper\u{2019}s \u{201c}{name}\u{201d} method")>{pm.label()}</th>
+                                <td colspan="9">{err.to_string()}</td>
                             </tr>
                         }
                         .into_any(),
@@ -69,7 +77,7 @@ pub fn Plans(
                 })
                 .collect();
             optimum.with(|opt| match opt.0.as_ref() {
-                None => v.push(view! { <tr><td colspan="9" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
+                None => v.push(view! { <tr><td colspan="10" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
                 Some(Ok(r)) => {
                     let e = r.best.evaluation;
                     let vs_rules = o.rules_against(r).map(|p| {
@@ -81,7 +89,7 @@ pub fn Plans(
                         if m == e.config.method {
                             "the paper's rules".to_string()
                         } else {
-                            format!("the paper's rules (at best, {})", m.name())
+                            format!("the paper's rules (at best, {})", m.label())
                         }
                     };
                     let note = match vs_rules {
@@ -98,9 +106,9 @@ pub fn Plans(
                         }
                         _ => format!("{searched}: the paper's rules find the optimum."),
                     };
-                    v.push(view! { <tr><td colspan="9" class="p3-note">{note}</td></tr> }.into_any());
+                    v.push(view! { <tr><td colspan="10" class="p3-note">{note}</td></tr> }.into_any());
                 }
-                Some(Err(e)) => v.push(view! { <tr><td colspan="9">{format!("No optimum: {e}")}</td></tr> }.into_any()),
+                Some(Err(e)) => v.push(view! { <tr><td colspan="10">{format!("No optimum: {e}")}</td></tr> }.into_any()),
             });
             v
         })
@@ -142,7 +150,7 @@ pub fn Plans(
             return Some(format!(
                 "No plan for {} with {}: {why}. Try {advice}.{tail}",
                 fmt::params(params),
-                method().name()
+                method().label()
             ));
         };
         let e = s.plan.evaluation;
@@ -171,14 +179,14 @@ pub fn Plans(
             planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),
         };
         Some(format!(
-            "{} trains {} on {} GPU{} ({}) in {}, at {} efficiency.{rules}",
-            method().name(),
+            "{} trains {} on {} GPU{} ({}) in {}, at {} MFU.{rules}",
+            method().label(),
             fmt::params(params),
-            e.gpus,
+            fmt::count(e.gpus),
             if e.gpus == 1 { "" } else { "s" },
             config_text(&s.plan),
             fmt::duration(e.time.days()),
-            fmt::pct(e.efficiency)
+            fmt::pct(e.mfu())
         ))
     };
     view! {
@@ -189,13 +197,14 @@ pub fn Plans(
                 <table class="p3-table">
                     <thead><tr>
                         <th scope="col">"method"</th>
-                        <th scope="col" title="data × pipeline × tensor">"n_b × n_l × n_a"</th>
+                        <th scope="col" title="data-, pipeline- and tensor-parallel degrees (the paper\u{2019}s n_b \u{d7} n_l \u{d7} n_a)">"DP × PP × TP"</th>
                         <th scope="col">"GPUs"</th>
-                        <th scope="col" title="sequences; eq. 2 gives the critical batch">"batch"</th>
-                        <th scope="col" title="micro-batch size × count">"b_µ × n_µ"</th>
-                        <th scope="col" title="state and checkpoints in CPU memory (C.5)">"offload"</th>
-                        <th scope="col" title="product of 1/(1+overhead): bubble, tensor (eq. 12), transfers">"efficiency"</th>
-                        <th scope="col" title="what stays on each GPU (C.3)">"memory"</th>
+                        <th scope="col" class="p3-opt" title="global batch in sequences (b); eq. 2 gives the critical batch">"batch"</th>
+                        <th scope="col" class="p3-opt" title="micro-batch size \u{d7} micro-batches per step, i.e. gradient accumulation steps (b_\u{b5} \u{d7} n_\u{b5})">"micro-batch × steps"</th>
+                        <th scope="col" class="p3-opt" title="training state and checkpoints in CPU memory (C.5)">"offload"</th>
+                        <th scope="col" title="model flops utilisation: 6 flop per token and parameter over peak (recomputation not counted)">"MFU"</th>
+                        <th scope="col" class="p3-opt" title="hardware flops utilisation, the paper\u{2019}s efficiency: \u{3a0} 1/(1+overhead) over bubble, tensor (eq. 12) and transfers, recomputation counted">"HFU"</th>
+                        <th scope="col" class="p3-opt" title="what stays on each GPU (C.3)">"memory"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
                     <tbody>{rows}</tbody>

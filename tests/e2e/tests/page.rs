@@ -8,7 +8,7 @@ fn page_loads_and_shows_core_numbers() {
     let url = serve(dist(), "/");
     let dom = dump_dom(&format!("{url}?model=x160"));
     assert!(
-        dom.contains(r#"data-testid="plan-improved-gpus">38640<"#),
+        dom.contains(r#"data-testid="plan-improved-gpus">38,640<"#),
         "{dom}"
     );
     let shot = screenshot(&url, "page", 1400, 1800);
@@ -21,7 +21,7 @@ fn page_works_under_a_subpath() {
     let url = serve(dist(), "/plan3d/");
     let dom = dump_dom(&url);
     assert!(
-        dom.contains(r#"data-testid="plan-improved-gpus">38640<"#),
+        dom.contains(r#"data-testid="plan-improved-gpus">38,640<"#),
         "{dom}"
     );
 }
