@@ -198,9 +198,14 @@ pub fn standing(plan: &Plan, optimum: &SearchResult, constraints: &Constraints) 
 /// How the paper's rules compare with the plan shown in detail.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RulesVersus {
-    /// The shown plan is the rules' own (the search confirms it, or has not
-    /// answered yet).
+    /// The shown plan is the rules' own, and the search confirms it.
     Same,
+    /// The shown plan is the rules' own; the search has not answered yet
+    /// (or found no plan).
+    Pending,
+    /// The shown plan is the rules' own; the best plan found is of another
+    /// method, and this plan stands so against it.
+    OtherMethod(Method, Standing),
     /// The shown plan is the search's; the rules' plan stands behind it.
     Behind(Standing),
     /// The rules have no plan for this method; the search found one.
@@ -236,14 +241,14 @@ pub fn shown(
     let best = optimum
         .and_then(|r| r.as_ref().ok())
         .filter(|r| r.best.method == method);
-    let own = |plan: Plan| Shown {
+    let own = |plan: Plan, rules: RulesVersus| Shown {
         plan,
         searched: false,
-        rules: RulesVersus::Same,
+        rules,
     };
     match (best, rules) {
         (Some(r), Ok(p)) => match standing(&p, r, &out.constraints) {
-            Standing::Optimal => Some(own(p)),
+            Standing::Optimal => Some(own(p, RulesVersus::Same)),
             s => Some(Shown {
                 plan: r.best,
                 searched: true,
@@ -255,7 +260,15 @@ pub fn shown(
             searched: true,
             rules: RulesVersus::NoPlan(e),
         }),
-        (None, Ok(p)) => Some(own(p)),
+        (None, Ok(p)) => Some(own(
+            p,
+            match optimum.and_then(|r| r.as_ref().ok()) {
+                Some(r) => {
+                    RulesVersus::OtherMethod(r.best.method, standing(&p, r, &out.constraints))
+                }
+                None => RulesVersus::Pending,
+            },
+        )),
         (None, Err(_)) => None,
     }
 }

@@ -525,7 +525,20 @@ fn the_shown_plan_is_the_best_found() {
         r => panic!("{r:?}"),
     }
     // Before the search answers, the rules' plan is shown.
-    assert!(!before.unwrap().searched);
+    let before = before.unwrap();
+    assert!(!before.searched && before.rules == RulesVersus::Pending);
+    // The best plan found is of another method: said, not "confirmed".
+    let (s, _, opt) = case("model=llama-3.1-405b&gpu=h100-sxm&node=8&gpus=16384");
+    let s = s.unwrap();
+    assert_eq!(
+        opt.unwrap().best.method,
+        plan3d_core::Method::ImprovedUnpartitioned
+    );
+    assert!(
+        matches!(s.rules, RulesVersus::OtherMethod(plan3d_core::Method::ImprovedUnpartitioned, Standing::Slower(x)) if x > 1.0),
+        "{:?}",
+        s.rules
+    );
     // With selective recomputation the rules have no plan for improved; the
     // search has one (the headline was blank).
     let (s, before, _) = case("model=gpt-3&gpus=1024&act=selective");

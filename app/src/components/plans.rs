@@ -155,12 +155,28 @@ pub fn Plans(
         };
         let e = s.plan.evaluation;
         let rules = match s.rules {
-            planner::RulesVersus::Same if s.searched => String::new(),
-            planner::RulesVersus::Same if searching => {
-                " (the paper's rules; searching every configuration…)".to_string()
-            }
             planner::RulesVersus::Same => {
                 " The exhaustive search confirms the paper's rules.".to_string()
+            }
+            planner::RulesVersus::Pending if searching => {
+                " (the paper's rules; searching every configuration…)".to_string()
+            }
+            planner::RulesVersus::Pending => " (the paper's rules)".to_string(),
+            planner::RulesVersus::OtherMethod(m, planner::Standing::Slower(x)) => format!(
+                " The fastest plan found uses {}: {} faster.",
+                m.label(),
+                fmt::pct(1.0 - 1.0 / x)
+            ),
+            planner::RulesVersus::OtherMethod(m, planner::Standing::MoreGpus(x)) => format!(
+                " {} meets the target with {} fewer GPUs.",
+                m.label(),
+                fmt::pct(1.0 - 1.0 / x)
+            ),
+            planner::RulesVersus::OtherMethod(m, planner::Standing::MissesTarget) => {
+                format!(" This misses the target time; {} meets it.", m.label())
+            }
+            planner::RulesVersus::OtherMethod(_, planner::Standing::Optimal) => {
+                " As fast as the best plan found.".to_string()
             }
             planner::RulesVersus::Behind(planner::Standing::Slower(x)) => {
                 format!(" The paper's rules: {} slower.", fmt::pct(x - 1.0))
