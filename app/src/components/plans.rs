@@ -206,7 +206,7 @@ pub fn Plans(
         ))
     };
     view! {
-        <section class="p3-card" aria-labelledby="p3-plans-h">
+        <section class="p3-card p3-answer" aria-labelledby="p3-plans-h">
             <h2 id="p3-plans-h">"Fastest plans"</h2>
             <p class="p3-headline" data-testid="headline">{headline}</p>
             <div class="p3-scroll">

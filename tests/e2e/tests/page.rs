@@ -151,3 +151,38 @@ fn no_plan_on_the_page_exceeds_the_gpu_budget() {
         assert!(seen >= 3, "{query}: only {seen} plan rows in {dom}");
     }
 }
+
+/// On a phone (390 px) the answer comes before the inputs, and the plans
+/// table fits: GPUs and days are on screen without scrolling sideways.
+#[test]
+fn phone_shows_the_answer_first_and_the_table_fits() {
+    let url = serve(dist(), "/");
+    let b = Browser::start(390, 844);
+    b.goto(&format!("{url}?model=gpt-3&gpus=1024"));
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        std::time::Duration::from_secs(20),
+    );
+    let layout = b.exec(
+        "const top = s => document.querySelector(s).getBoundingClientRect().top;
+         const scroll = document.querySelector('.p3-answer .p3-scroll');
+         const box = s => document.querySelector(s).getBoundingClientRect();
+         return { headline: top('[data-testid=headline]'), inputs: top('.p3-controls'),
+                  overflow: scroll.scrollWidth - scroll.clientWidth,
+                  gpus: box('[data-testid=plan-improved-gpus]').right,
+                  days: box('[data-testid=plan-improved-days]').right,
+                  width: window.innerWidth };",
+        &[],
+    );
+    let f = |k: &str| layout[k].as_f64().unwrap();
+    assert!(f("headline") < f("inputs"), "{layout}");
+    assert!(
+        f("overflow") <= 0.0,
+        "the plans table scrolls sideways: {layout}"
+    );
+    assert!(
+        f("gpus") <= f("width") && f("days") <= f("width"),
+        "{layout}"
+    );
+    b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-answer-first.png"));
+}
