@@ -24,7 +24,9 @@ pub fn NetworkNeeds(
             return Vec::new();
         };
         outputs.with(|o| {
-            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
+            let Ok(o) = (*o.0).as_ref() else {
+                return Vec::new();
+            };
             planner::needs(&p, &o.hardware)
                 .iter()
                 .map(|n: &Need| {
@@ -41,7 +43,11 @@ pub fn NetworkNeeds(
                             <td>{n.equation}</td>
                             <td>{fmt::gibs(n.required.get())}</td>
                             <td>{fmt::gibs(n.available.get())}</td>
-                            <td class=if ok || !n.overlapped { "p3-ok" } else { "p3-bad" }>{status}</td>
+                            <td class=match (n.overlapped, ok) {
+                                (true, true) => "p3-ok",
+                                (true, false) => "p3-bad",
+                                (false, _) => "p3-warn",
+                            }>{status}</td>
                         </tr>
                     }
                 })

@@ -186,3 +186,70 @@ fn phone_shows_the_answer_first_and_the_table_fits() {
     );
     b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/phone-answer-first.png"));
 }
+
+/// Every text on the page meets WCAG AA contrast against what is behind
+/// it (4.5:1, 3:1 for large text), in the light and the dark scheme, with
+/// notices, the network table's states and the player on screen.
+#[test]
+fn text_contrast_meets_wcag_aa_in_both_schemes() {
+    let url = serve(dist(), "/");
+    let b = Browser::start(1400, 3000);
+    for scheme in ["light", "dark"] {
+        b.cdp(
+            "Emulation.setEmulatedMedia",
+            &json!({ "features": [{ "name": "prefers-color-scheme", "value": scheme }] }),
+        );
+        // A notice, an exposed and a hidden transfer, and the player.
+        b.goto(&format!("{url}?model=gpt-3&gpus=1024&net=ethernet&keff=7"));
+        b.wait(
+            "return document.querySelector('[data-testid=needs] tbody tr')",
+            std::time::Duration::from_secs(20),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let bad = b.exec(
+            r#"
+            const rgb = c => { const m = c.match(/[\d.]+/g).map(Number); return { r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1 }; };
+            const lum = ({ r, g, b }) => {
+              const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+              return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+            };
+            const behind = el => {
+              for (let e = el; e; e = e.parentElement) {
+                const c = rgb(getComputedStyle(e).backgroundColor);
+                if (c.a > 0.5) return c;
+              }
+              return rgb(getComputedStyle(document.documentElement).backgroundColor);
+            };
+            const out = [];
+            for (const el of document.querySelectorAll('body *')) {
+              const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+              if (!own) continue;
+              const s = getComputedStyle(el);
+              const r = el.getBoundingClientRect();
+              if (s.visibility === 'hidden' || s.display === 'none' || r.width === 0 || r.height === 0) continue;
+              const fg = lum(rgb(s.color)), bg = lum(behind(el));
+              const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+              const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight) >= 700;
+              const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+              if (ratio < need) out.push(`${el.tagName}.${el.className} "${el.textContent.trim().slice(0, 40)}": ${ratio.toFixed(2)} < ${need}`);
+            }
+            return out;"#,
+            &[],
+        );
+        let bad = bad.as_array().unwrap();
+        assert!(bad.is_empty(), "{scheme}: {bad:#?}");
+        // The states are there to be checked.
+        let classes = b.exec(
+            "return ['p3-ok', 'p3-warn', 'p3-notice'].map(c => document.querySelectorAll('.' + c).length)",
+            &[],
+        );
+        assert!(
+            classes
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|n| n.as_u64().unwrap() > 0),
+            "{scheme}: {classes}"
+        );
+    }
+}
