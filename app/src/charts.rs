@@ -111,7 +111,19 @@ pub fn scaling<DB: DrawingBackend>(
     } else {
         (ymin / 2.0, ymax * 2.0)
     };
-    let (lo, hi) = (1e8_f64, 1e16_f64);
+    // The x range follows the sizes that have a plan, whole decades.
+    let (lo, hi) = all
+        .iter()
+        .fold(None, |r: Option<(f64, f64)>, p| {
+            Some(r.map_or((p.0, p.0), |(a, b)| (a.min(p.0), b.max(p.0))))
+        })
+        .map_or((1e8, 1e16), |(a, b)| {
+            let (a, b) = (
+                a.log10().floor(),
+                b.log10().ceil().max(a.log10().floor() + 1.0),
+            );
+            (10f64.powf(a), 10f64.powf(b))
+        });
     let text = ("sans-serif", 13).into_font().color(&fg);
     let mut chart = ChartBuilder::on(area)
         .margin(12)
@@ -129,8 +141,8 @@ pub fn scaling<DB: DrawingBackend>(
         .axis_style(fg.mix(0.6))
         .light_line_style(TRANSPARENT)
         .bold_line_style(fg.mix(0.15))
-        .x_label_formatter(&|v| format!("1e{}", v.log10().round()))
-        .y_label_formatter(&|v| crate::fmt::days(*v))
+        .x_label_formatter(&|v| crate::fmt::power_of_ten(*v))
+        .y_label_formatter(&|v| crate::fmt::tick(*v))
         .draw()?;
     // One month and one year (sec. 7).
     for (days, label) in [(30.0, "one month"), (365.0, "one year")] {
@@ -152,7 +164,7 @@ pub fn scaling<DB: DrawingBackend>(
     // not through the backend.
     let names: Vec<(&str, RGBColor)> = rows
         .iter()
-        .map(|(m, _)| (m.name(), method_color(*m)))
+        .map(|(m, _)| (m.label(), method_color(*m)))
         .collect();
     let mut wmax = 0;
     let mut line_h = 16;
@@ -216,8 +228,12 @@ pub fn memory<DB: DrawingBackend>(
         * 1.12;
     let text = ("sans-serif", 13).into_font().color(&fg);
     let n = bars.len().max(1) as f64;
+    // The legend gets a strip of its own above the plot: it never covers a
+    // bar or the GPU-memory label.
+    let legend_h = 22;
     let mut chart = ChartBuilder::on(area)
         .margin(12)
+        .margin_top(12 + legend_h)
         .x_label_area_size(28)
         .y_label_area_size(52)
         .build_cartesian_2d(0.0..n, 0.0..top)?;
@@ -226,6 +242,7 @@ pub fn memory<DB: DrawingBackend>(
         .disable_x_mesh()
         .x_labels(0)
         .y_desc("GiB per GPU")
+        .y_label_formatter(&|v| crate::fmt::tick(*v))
         .axis_desc_style(text.clone())
         .label_style(text.clone())
         .axis_style(fg.mix(0.6))
@@ -248,10 +265,12 @@ pub fn memory<DB: DrawingBackend>(
             )))?;
             y += v;
         }
+        // The practitioners' name, without its parenthesis.
+        let name = m.label().split(" (").next().unwrap_or(m.name());
         let label = if *offload {
-            format!("{} (offload)", m.name())
+            format!("{name} (offload)")
         } else {
-            m.name().to_string()
+            name.to_string()
         };
         chart.draw_series(std::iter::once(Text::new(
             label,
@@ -261,26 +280,30 @@ pub fn memory<DB: DrawingBackend>(
     }
     let g = gpu_memory / GIB;
     chart.draw_series(LineSeries::new([(0.0, g), (n, g)], RED.stroke_width(2)))?;
+    // Right-aligned just above the line, clear of the y axis's labels.
     chart.draw_series(std::iter::once(Text::new(
         format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
-        (0.05, g + top * 0.07),
-        text.clone(),
+        (n * 0.99, g + top * 0.015),
+        text.clone().pos(Pos::new(HPos::Right, VPos::Bottom)),
     )))?;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut x = xr.start;
+    let y = yr.start - legend_h / 2 - 4;
     for (j, name) in ["state", "checkpoints", "buffers", "activations"]
         .iter()
         .enumerate()
     {
-        let x = n - 0.95;
-        let y = top * (0.95 - 0.07 * j as f64);
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(x, y), (x + 0.06, y - top * 0.04)],
+        area.draw(&Rectangle::new(
+            [(x, y - 6), (x + 14, y + 6)],
             colors[j].filled(),
-        )))?;
-        chart.draw_series(std::iter::once(Text::new(
+        ))?;
+        area.draw(&Text::new(
             *name,
-            (x + 0.09, y),
-            text.clone(),
-        )))?;
+            (x + 20, y),
+            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+        let (w, _) = area.estimate_text_size(name, &text)?;
+        x += 20 + w as i32 + 18;
     }
     Ok(())
 }

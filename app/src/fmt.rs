@@ -39,6 +39,39 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A GPU count with its noun: "1 GPU", "38,640 GPUs".
+pub fn gpus(n: u64) -> String {
+    format!("{} GPU{}", count(n), if n == 1 { "" } else { "s" })
+}
+
+/// An axis tick: 2 significant figures, thousands separated, no
+/// trailing zeros (0.01, 0.1, 1, 10, 100, 1,000): one style on an axis.
+pub fn tick(v: f64) -> String {
+    let r = round_sig(v, 2);
+    if (1000.0..1e15).contains(&r) {
+        count(r as u64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// 10 to an integer power, with a superscript exponent: 10⁸.
+pub fn power_of_ten(v: f64) -> String {
+    let e = v.log10().round() as i32;
+    let sup: String = e
+        .to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            d => "⁰¹²³⁴⁵⁶⁷⁸⁹"
+                .chars()
+                .nth(d.to_digit(10).unwrap_or(0) as usize)
+                .unwrap_or(d),
+        })
+        .collect();
+    format!("10{sup}")
+}
+
 /// A byte count in GiB, 3 significant figures.
 pub fn gib(bytes: f64) -> String {
     let g = bytes / plan3d_core::units::GIB;

@@ -51,6 +51,17 @@ fn formatting_shows_units_like_the_paper() {
     assert_eq!(fmt::duration(231_003.0), "633 years");
     assert_eq!(fmt::params(1.2583e12), "1.26 T");
     assert_eq!(fmt::gib(4.72 * 1_073_741_824.0), "4.72");
+    assert_eq!(fmt::count(38_640), "38,640");
+    assert_eq!(fmt::count(1), "1");
+    assert_eq!(fmt::count(1_234_567), "1,234,567");
+    // One style on an axis.
+    let ticks: Vec<String> = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10_000.0]
+        .iter()
+        .map(|&v| fmt::tick(v))
+        .collect();
+    assert_eq!(ticks, ["0.01", "0.1", "1", "10", "100", "1,000", "10,000"]);
+    assert_eq!(fmt::power_of_ten(1e8), "10⁸");
+    assert_eq!(fmt::power_of_ten(1e16), "10¹⁶");
 }
 
 #[wasm_bindgen_test]

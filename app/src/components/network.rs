@@ -56,7 +56,7 @@ pub fn NetworkNeeds(
     };
     view! {
         <section class="p3-card" aria-labelledby="p3-net-h">
-            <h2 id="p3-net-h">"Network needs of the "{move || method().name()}" plan"</h2>
+            <h2 id="p3-net-h">"Network needs of the "{move || method().label()}" plan"</h2>
             <div class="p3-scroll">
                 <table class="p3-table" data-testid="needs">
                     <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>

@@ -195,11 +195,10 @@ pub fn Plans(
             planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),
         };
         Some(format!(
-            "{} trains {} on {} GPU{} ({}) in {}, at {} MFU.{rules}",
+            "{} trains {} on {} ({}) in {}, at {} MFU.{rules}",
             method().label(),
             fmt::params(params),
-            fmt::count(e.gpus),
-            if e.gpus == 1 { "" } else { "s" },
+            fmt::gpus(e.gpus),
             config_text(&s.plan),
             fmt::duration(e.time.days()),
             fmt::pct(e.mfu())

@@ -86,10 +86,10 @@ pub fn Scaling(
             .filter_map(|(m, r)| {
                 let e = nearest(r, p)?.plan.as_ref().ok()?.evaluation;
                 Some(format!(
-                    "{} {} on {} GPUs",
-                    m.name(),
+                    "{} {} on {}",
+                    m.label(),
                     fmt::duration(e.time.days()),
-                    e.gpus
+                    fmt::gpus(e.gpus)
                 ))
             })
             .collect();

@@ -216,7 +216,10 @@ fn charts_draw_and_the_schedule_animates() {
         "return document.querySelector('[data-testid=scaling-hover]').textContent",
         WAIT,
     );
-    assert!(hover.as_str().unwrap().contains("improved"), "{hover}");
+    assert!(
+        hover.as_str().unwrap().contains("layered + modular"),
+        "{hover}"
+    );
     // The same from the keyboard: focus the chart, step with the arrows.
     let key = |b: &Browser, k: &str| {
         b.exec(
@@ -231,7 +234,7 @@ fn charts_draw_and_the_schedule_animates() {
     let second = key(&b, "ArrowRight");
     let last = key(&b, "End");
     assert!(
-        first.starts_with('X') && first.contains("baseline"),
+        first.starts_with('X') && first.contains("Megatron-style"),
         "{first}"
     );
     assert!(
