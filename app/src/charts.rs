@@ -118,10 +118,10 @@ pub fn scaling<DB: DrawingBackend>(
             Some(r.map_or((p.0, p.0), |(a, b)| (a.min(p.0), b.max(p.0))))
         })
         .map_or((1e8, 1e16), |(a, b)| {
-            let (a, b) = (
-                a.log10().floor(),
-                b.log10().ceil().max(a.log10().floor() + 1.0),
-            );
+            // Whole decades; a size just below one (X[x] sizes fall near
+            // them) does not open another.
+            let a = (a.log10() + 0.05).floor();
+            let b = (b.log10() - 0.05).ceil().max(a + 1.0);
             (10f64.powf(a), 10f64.powf(b))
         });
     let text = ("sans-serif", 13).into_font().color(&fg);

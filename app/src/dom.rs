@@ -34,6 +34,14 @@ pub fn page_base() -> String {
     )
 }
 
+/// Is the page an embedded view (`?embed=`, in an iframe)? Charts are
+/// drawn shorter there, so that a 600 × 400 frame shows them whole.
+pub fn embedded() -> bool {
+    document()
+        .body()
+        .is_some_and(|b| b.class_list().contains("p3-embedded"))
+}
+
 /// The URL's query, with its `?`.
 pub fn search_string() -> String {
     window().location().search().unwrap_or_default()

@@ -11,7 +11,7 @@ use plotters::prelude::IntoDrawingArea;
 use crate::app::{shown, OptimumSignal, OutputsMemo, ScalingRows, Shared};
 use crate::backend::Canvas2d;
 use crate::charts::{self, XMap};
-use crate::dom::{dark_mode, refit, relayout};
+use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self};
 
@@ -26,6 +26,8 @@ pub fn Scaling(
 ) -> impl IntoView {
     let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
     let epoch = relayout();
+    // Shorter in a 600 × 400 embed, so that the axes show.
+    let chart_h = if embedded() { 280.0 } else { 360.0 };
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
     let xmap = RwSignal::new(XMap::default());
@@ -39,7 +41,7 @@ pub fn Scaling(
         refit(
             scale_fitted,
             epoch.get(),
-            &[(scale_canvas, 360.0), (marker_canvas, 360.0)],
+            &[(scale_canvas, chart_h), (marker_canvas, chart_h)],
         );
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };

@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 
 use crate::app::{PlanTimeline, Shared};
-use crate::dom::{dark_mode, on_screen, refit, relayout};
+use crate::dom::{dark_mode, embedded, on_screen, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self, Timeline};
 
@@ -85,14 +85,20 @@ pub fn Schedules(
     let cmp_a = NodeRef::<Canvas>::new();
     let cmp_b = NodeRef::<Canvas>::new();
     let epoch = relayout();
+    // Shorter in a 600 × 400 embed, so that the timeline shows whole.
+    let (main_h, mem_h) = if embedded() {
+        (190.0, 60.0)
+    } else {
+        (280.0, 90.0)
+    };
     let fitted = StoredValue::new(None);
     Effect::new(move |_| {
         refit(
             fitted,
             epoch.get(),
             &[
-                (main_canvas, 280.0),
-                (mem_canvas, 90.0),
+                (main_canvas, main_h),
+                (mem_canvas, mem_h),
                 (cmp_a, 170.0),
                 (cmp_b, 170.0),
             ],

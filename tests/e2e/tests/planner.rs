@@ -8,7 +8,7 @@ use plan3d_core::{
     state::{Inputs, ModelChoice},
     Method,
 };
-use plan3d_e2e::{dist, root, serve, webdriver::Browser};
+use plan3d_e2e::{count, dist, root, serve, webdriver::Browser};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -20,19 +20,6 @@ fn days(d: f64) -> String {
     } else {
         format!("{d:.0}")
     }
-}
-
-/// The page's rule for counts (app/src/fmt.rs): thousands separators.
-fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn expected(i: &Inputs, m: Method) -> (String, String) {

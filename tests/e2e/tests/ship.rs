@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use plan3d_core::{planner, state::Inputs, Method};
-use plan3d_e2e::{dist, serve_controlled, webdriver::Browser};
+use plan3d_e2e::{count, dist, serve_controlled, webdriver::Browser};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -45,7 +45,7 @@ fn works_offline_after_the_first_visit_and_upgrades_cleanly() {
         .unwrap()
         .evaluation
         .gpus;
-    assert_eq!(b.text("plan-improved-gpus"), want.to_string());
+    assert_eq!(b.text("plan-improved-gpus"), count(want));
 
     // A new release (a new sw.js) replaces the old cache.
     server
@@ -170,7 +170,7 @@ fn embeds_in_a_600_by_400_iframe() {
         .unwrap()
         .evaluation
         .gpus;
-    assert_eq!(b.text("plan-improved-gpus"), want.to_string());
+    assert_eq!(b.text("plan-improved-gpus"), count(want));
     // One view, no controls, nothing wider than the frame.
     assert_eq!(
         b.exec(
@@ -201,6 +201,56 @@ fn embeds_in_a_600_by_400_iframe() {
     );
     b.top();
     b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/embedded.png"));
+}
+
+/// Each embedded view shows its whole answer inside a 600 × 400 iframe:
+/// the plans with their days, the scaling chart with its axes, the
+/// schedule with its timeline; nothing needs scrolling to be seen.
+#[test]
+fn each_embedded_view_fits_600_by_400() {
+    let server = serve_controlled(dist(), "/");
+    let b = Browser::start(1000, 800);
+    for (view, selector) in [
+        ("planner", "[data-testid=plan-improved-days]"),
+        ("planner", "[data-testid=plan-optimum-days]"),
+        ("scaling", "[data-testid=scaling-chart]"),
+        ("schedule", "[data-testid=timeline]"),
+    ] {
+        let host = format!(
+            r#"<!doctype html><html><body style="margin:0"><iframe src="./?model=gpt-3&amp;embed={view}" width="600" height="400" style="border:0"></iframe></body></html>"#
+        );
+        server
+            .overrides
+            .lock()
+            .unwrap()
+            .insert(format!("host-{view}.html"), host.into_bytes());
+        b.top();
+        b.goto(&format!("{}host-{view}.html", server.url));
+        b.frame(0);
+        let r = b.wait(
+            &format!(
+                "const e = document.querySelector('{selector}');
+                 if (!e) return null;
+                 const r = e.getBoundingClientRect();
+                 return r.width > 0 ? [r.left, r.top, r.right, r.bottom, innerWidth, innerHeight] : null;"
+            ),
+            WAIT,
+        );
+        let v: Vec<f64> = r
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            v[0] >= 0.0 && v[1] >= 0.0 && v[2] <= v[4] && v[3] <= v[5],
+            "{view}: {selector} at {v:?} is not within the {}×{} frame",
+            v[4],
+            v[5]
+        );
+        b.top();
+        b.screenshot(&plan3d_e2e::root().join(format!("tests/e2e/artifacts/embed-{view}.png")));
+    }
 }
 
 #[test]
@@ -372,5 +422,6 @@ fn saved_scenarios_survive_reloads_and_corrupt_ones_are_skipped() {
         .unwrap()
         .evaluation
         .gpus;
+    let want = count(want);
     b.wait(&format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{want}'"), WAIT);
 }
