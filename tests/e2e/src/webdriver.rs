@@ -164,6 +164,15 @@ impl Browser {
         self.call("POST", "/url", Some(&json!({ "url": url })));
     }
 
+    /// How long a script may run before WebDriver gives up (default 30 s).
+    pub fn script_timeout(&self, timeout: Duration) {
+        self.call(
+            "POST",
+            "/timeouts",
+            Some(&json!({ "script": timeout.as_millis() as u64 })),
+        );
+    }
+
     /// Runs a synchronous script (`return …`) with arguments.
     pub fn exec(&self, script: &str, args: &[Value]) -> Value {
         self.call(
