@@ -47,8 +47,9 @@ struct Cli {
 enum Command {
     /// Shape, parameter counts and critical batch size of a model.
     Model {
-        /// A preset (bert, megatron-8.3b, t-nlg, gpt-3, megatron-1t,
-        /// llama-3.1-405b) or x<N> for the X[N] family; omit for a custom shape.
+        /// A preset (bert, megatron-8.3b, t-nlg, gpt-3, megatron-1t, mistral-7b,
+        /// llama-3.1-8b, llama-3.1-70b, nemotron-4-340b, llama-3.1-405b) or
+        /// x<N> for the X[N] family; omit for a custom shape.
         name: Option<String>,
         #[command(flatten)]
         shape: ShapeArgs,

@@ -255,6 +255,59 @@ pub const LLAMA_3_1_405B: ModelShape = ModelShape {
     tied_embeddings: false,
 };
 
+/// A Llama 3.1 shape: SwiGLU, RMSNorm, 8 key/value heads of 128, vocabulary
+/// 128256 untied, sequence 8192 (Llama 3 paper, arXiv 2407.21783, Table 3;
+/// feed-forward sizes as in the released configs' `intermediate_size`).
+const fn llama_3_1(heads: u32, layers: u32, ffn: u32) -> ModelShape {
+    ModelShape {
+        seq_len: 8192,
+        heads,
+        head_size: 128,
+        kv_heads: 8,
+        layers,
+        ffn,
+        gated_mlp: true,
+        biases: false,
+        vocab: Some(128_256),
+        tied_embeddings: false,
+    }
+}
+
+/// Llama 3.1 8B: 32 layers, width 4096 (32 heads), feed-forward 14336.
+pub const LLAMA_3_1_8B: ModelShape = llama_3_1(32, 32, 14_336);
+/// Llama 3.1 70B: 80 layers, width 8192 (64 heads), feed-forward 28672.
+pub const LLAMA_3_1_70B: ModelShape = llama_3_1(64, 80, 28_672);
+/// Mistral 7B (arXiv 2310.06825, Table 1): 32 layers, width 4096, 32 heads
+/// of 128 with 8 key/value heads, SwiGLU 14336, vocabulary 32000 untied,
+/// context 8192.
+pub const MISTRAL_7B: ModelShape = ModelShape {
+    seq_len: 8192,
+    heads: 32,
+    head_size: 128,
+    kv_heads: 8,
+    layers: 32,
+    ffn: 14_336,
+    gated_mlp: true,
+    biases: false,
+    vocab: Some(32_000),
+    tied_embeddings: false,
+};
+/// Nemotron-4 340B (arXiv 2406.11704, Table 1): 96 layers, width 18432,
+/// 96 heads with 8 key/value heads, squared-ReLU feed-forward 4 × 18432 (not
+/// gated), no biases, vocabulary 256000 untied, sequence 4096.
+pub const NEMOTRON_4_340B: ModelShape = ModelShape {
+    seq_len: 4096,
+    heads: 96,
+    head_size: 192,
+    kv_heads: 8,
+    layers: 96,
+    ffn: 73_728,
+    gated_mlp: false,
+    biases: false,
+    vocab: Some(256_000),
+    tied_embeddings: false,
+};
+
 /// Named presets (besides `x<N>`), as `(name, shape)`; feeds dropdowns.
 pub const PRESETS: &[(&str, ModelShape)] = &[
     ("bert", BERT),
@@ -262,6 +315,10 @@ pub const PRESETS: &[(&str, ModelShape)] = &[
     ("t-nlg", T_NLG),
     ("gpt-3", GPT_3),
     ("megatron-1t", MEGATRON_1T),
+    ("mistral-7b", MISTRAL_7B),
+    ("llama-3.1-8b", LLAMA_3_1_8B),
+    ("llama-3.1-70b", LLAMA_3_1_70B),
+    ("nemotron-4-340b", NEMOTRON_4_340B),
     ("llama-3.1-405b", LLAMA_3_1_405B),
 ];
 

@@ -5,7 +5,7 @@
 //!
 //! | key | values | default |
 //! |---|---|---|
-//! | `model` | a preset (`bert`, `gpt-3`, …), `x<N>` (N even), or `custom` | `x160` |
+//! | `model` | a preset (`bert`, `gpt-3`, `llama-3.1-8b`, …), `x<N>` (N even), or `custom` | `x160` |
 //! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
 //! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200` | `a100-80gb` |
 //! | `node` | GPUs per node, 1–72, or `none` | 16 |

@@ -434,3 +434,22 @@ fn mfu_and_hfu_of_table_6_1() {
     let s = evaluate(&x_family(160).unwrap(), &Hardware::default(), &sel).unwrap();
     assert_eq!(s.mfu(), s.efficiency);
 }
+
+/// The presets of today's models count the parameters their authors
+/// publish (embeddings included): Llama 3.1 8B 8.03 B and 70B 70.6 B
+/// (model cards), Mistral 7B 7.24 B (arXiv 2310.06825), Nemotron-4 340B
+/// 340 B (arXiv 2406.11704), Llama 3.1 405B 405 B.
+#[test]
+fn todays_presets_count_their_published_parameters() {
+    use plan3d_core::model::preset;
+    for (name, published) in [
+        ("llama-3.1-8b", 8.03e9),
+        ("llama-3.1-70b", 70.6e9),
+        ("mistral-7b", 7.24e9),
+        ("nemotron-4-340b", 340e9),
+        ("llama-3.1-405b", 405e9),
+    ] {
+        let p = preset(name).unwrap().params_exact();
+        assert!((p / published - 1.0).abs() < 0.005, "{name}: {p:e} vs {published:e}");
+    }
+}
