@@ -48,6 +48,9 @@ pub struct PlanTimeline {
     pub schedule: Schedule,
     /// What of the plan is shown.
     pub shown: ShownScale,
+    /// What stays on one GPU of the real plan, bytes (the strip shows the
+    /// schedule as drawn, which may be scaled down).
+    pub plan_memory: f64,
 }
 
 /// The exhaustive search's answer.
@@ -231,6 +234,11 @@ pub fn App() -> impl IntoView {
                         timeline: Timeline::new(&s),
                         shown,
                         schedule: s,
+                        plan_memory: p
+                            .evaluation
+                            .memory
+                            .on_gpu(p.evaluation.config.offload)
+                            .get(),
                     })
             })
         })))

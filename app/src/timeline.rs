@@ -27,6 +27,8 @@ struct Block {
 pub struct Timeline {
     /// End of the step.
     pub makespan: f64,
+    /// Unit of the times: `s`, or `unit` for teaching schedules.
+    pub unit: &'static str,
     layers: u32,
     compute: Vec<Vec<Block>>,
     transfers: Vec<Vec<Block>>,
@@ -86,6 +88,7 @@ impl Timeline {
         }
         Self {
             makespan: s.makespan,
+            unit: s.spec.durations.unit,
             layers: s.spec.layers.max(1),
             compute,
             transfers,
@@ -103,16 +106,45 @@ fn context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64,
     Some((ctx, w, h))
 }
 
+/// Colours: the layers as a gradient, light (first layer) to dark (last),
+/// blue for the forward pass and red for the backward pass (recomputation
+/// included); communication in its own colours (the legend under the
+/// timeline names them, `style/main.css`).
 fn color(b: &Block, layers: u32) -> String {
-    let hue = (f64::from(b.layer) / f64::from(layers) * 300.0).round();
+    let f = f64::from(b.layer) / f64::from(layers.max(2) - 1).max(1.0);
     match b.kind {
-        EventKind::Forward => format!("hsl({hue},70%,68%)"),
-        EventKind::Backward => format!("hsl({hue},60%,42%)"),
-        EventKind::Restore => "#7aa6d8".into(),
-        EventKind::Reduce => "#d88a5a".into(),
-        EventKind::Send => "#9c9c9c".into(),
-        EventKind::Offload | EventKind::Reload => "#8fbf7a".into(),
-        EventKind::Optimizer => "#777".into(),
+        EventKind::Forward => format!("hsl(215,70%,{:.0}%)", 80.0 - 28.0 * f.min(1.0)),
+        EventKind::Backward => format!("hsl(8,65%,{:.0}%)", 68.0 - 28.0 * f.min(1.0)),
+        EventKind::Restore => "#3aa39b".into(),
+        EventKind::Reduce => "#e08a2c".into(),
+        EventKind::Send => "#8d8d8d".into(),
+        EventKind::Offload | EventKind::Reload => "#7fb069".into(),
+        EventKind::Optimizer => "#6d6d6d".into(),
+    }
+}
+
+/// A round step for `n` ticks over `span`: 1, 2 or 5 × 10^k.
+fn tick_step(span: f64, n: f64) -> f64 {
+    let raw = span / n;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// A time on the axis: seconds (or units) with just enough digits.
+fn time_label(t: f64, step: f64, unit: &str) -> String {
+    let digits = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()) as usize
+    };
+    if unit == "s" {
+        format!("{t:.digits$} s")
+    } else {
+        format!("{t:.digits$}")
     }
 }
 
@@ -132,7 +164,7 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
     let has_net = tl.transfers.iter().any(|v| !v.is_empty());
     // The same left margin as the memory strip, so their time axes line up.
     let left = LEFT;
-    let (top, bottom) = (6.0, 18.0);
+    let (top, bottom) = (6.0, 20.0);
     let row = (h - top - bottom) / n as f64;
     let comp_h = if has_net { row * 0.62 } else { row * 0.85 };
     let net_h = row * 0.22;
@@ -174,14 +206,22 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
             }
         }
     }
-    // The cursor.
+    // The time axis, in seconds for a plan's schedule.
     ctx.set_fill_style_str(fg);
+    let axis = h - bottom + 2.0;
+    if tl.makespan > 0.0 {
+        let step = tick_step(tl.makespan, 6.0);
+        let mut k = 0.0;
+        while k * step <= tl.makespan * 1.0001 {
+            let x = left + k * step * scale;
+            ctx.fill_rect(x, axis, 1.0, 4.0);
+            let label = time_label(k * step, step, tl.unit);
+            let _ = ctx.fill_text(&label, (x - 8.0).max(left).min(w - 40.0), h - 2.0);
+            k += 1.0;
+        }
+    }
+    // The cursor.
     ctx.fill_rect(left + now * scale, 0.0, 1.5, h - bottom + 4.0);
-    let _ = ctx.fill_text(
-        &format!("{:.0} % of the step", frac.clamp(0.0, 1.0) * 100.0),
-        left,
-        h - 4.0,
-    );
 }
 
 /// Paints device 0's memory over time, with the cursor.

@@ -450,6 +450,9 @@ fn todays_presets_count_their_published_parameters() {
         ("llama-3.1-405b", 405e9),
     ] {
         let p = preset(name).unwrap().params_exact();
-        assert!((p / published - 1.0).abs() < 0.005, "{name}: {p:e} vs {published:e}");
+        assert!(
+            (p / published - 1.0).abs() < 0.005,
+            "{name}: {p:e} vs {published:e}"
+        );
     }
 }

@@ -14,6 +14,10 @@ use crate::dom::{dark_mode, embedded, on_screen, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self, Timeline};
 
+/// Where the animation opens, as a fraction of the step: mid-step, with
+/// the lanes already at work.
+pub const OPENING: f64 = 0.45;
+
 /// Seconds an animation cycle lasts at speed 1.
 pub const CYCLE_S: f64 = 8.0;
 
@@ -64,22 +68,32 @@ pub fn Schedules(
         let c = inputs.with(|i| i.compare);
         Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
             [
-                (Timeline::new(&a), a.spec.kind.name(), a.bubble_fraction),
-                (Timeline::new(&b), b.spec.kind.name(), b.bubble_fraction),
+                (
+                    Timeline::new(&a),
+                    a.spec.kind.name(),
+                    a.bubble_fraction,
+                    a.exposed_communication,
+                ),
+                (
+                    Timeline::new(&b),
+                    b.spec.kind.name(),
+                    b.bubble_fraction,
+                    b.exposed_communication,
+                ),
             ]
         })))
     });
-    let t = RwSignal::new(0.0_f64);
+    let t = RwSignal::new(OPENING);
     let playing = RwSignal::new(true);
     let speed = RwSignal::new(1.0_f64);
     let frames = RwSignal::new(0_u64);
     let last = StoredValue::new(None);
     let main_canvas = NodeRef::<Canvas>::new();
     animate(t, playing, speed, last, frames, main_canvas);
-    // A new plan restarts the animation.
+    // A new plan restarts the animation, mid-step: lanes already at work.
     Effect::new(move |_| {
         plan_tl.track();
-        t.set(0.0);
+        t.set(OPENING);
     });
     let mem_canvas = NodeRef::<Canvas>::new();
     let cmp_a = NodeRef::<Canvas>::new();
@@ -114,7 +128,7 @@ pub fn Schedules(
             }
         }
         if let Some(pair) = cmp_tl.get().0.as_ref() {
-            for (node, (tl, _, _)) in [cmp_a, cmp_b].into_iter().zip(pair.iter()) {
+            for (node, (tl, _, _, _)) in [cmp_a, cmp_b].into_iter().zip(pair.iter()) {
                 if let Some(c) = node.get() {
                     timeline::draw(&c, tl, frac, dark);
                 }
@@ -135,9 +149,48 @@ pub fn Schedules(
                 .0
                 .as_ref()
                 .as_ref()
-                .map(|p| format!("{}: bubble {}", p[i].1, fmt::pct(p[i].2)))
+                .map(|p| {
+                    let (tl, name, bubble, exposed) = &p[i];
+                    format!(
+                        "{name}: step {} units, bubble {}, exposed communication {} units",
+                        plan3d_core::round_sig(tl.makespan, 3),
+                        fmt::pct(*bubble),
+                        plan3d_core::round_sig(*exposed, 3)
+                    )
+                })
                 .unwrap_or_default()
         }
+    };
+    // What the second schedule improves on the first, in one line.
+    let improves = move || {
+        let which = inputs.with(|i| i.compare);
+        cmp_tl.get().0.as_ref().as_ref().map(|p| {
+            let ((a, _, ba, ea), (b, _, bb, eb)) = (&p[0], &p[1]);
+            let r = |x: f64| plan3d_core::round_sig(x, 3);
+            match which {
+                Comparison::Lga => format!(
+                    "Layered accumulation overlaps the gradient reductions with the backward pass: exposed communication {} → {} units, step {} → {} units.",
+                    r(*ea), r(*eb), r(a.makespan), r(b.makespan)
+                ),
+                Comparison::Modular => format!(
+                    "The modular pipeline (layers dealt round-robin) shrinks the bubble: {} → {}.",
+                    fmt::pct(*ba), fmt::pct(*bb)
+                ),
+                Comparison::Interleaved => format!(
+                    "Two virtual stages per GPU shrink the bubble: {} → {}.",
+                    fmt::pct(*ba), fmt::pct(*bb)
+                ),
+            }
+        })
+    };
+    let memory_caption = move || {
+        plan_tl.get().0.as_ref().as_ref().map(|p| {
+            let scaled = if p.shown.whole() { "" } else { " as drawn (scaled down)" };
+            format!(
+                "Memory of GPU 0 over the step{scaled}; one GPU of the plan holds {} GiB at its peak.",
+                fmt::gib(p.plan_memory)
+            )
+        })
     };
     view! {
         <section class="p3-card" aria-labelledby="p3-sched-h">
@@ -172,8 +225,17 @@ pub fn Schedules(
             </div>
             <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
+            <p class="p3-legend" data-testid="timeline-legend">
+                <span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last) "
+                <span class="p3-swatch p3-swatch--bwd"></span>"backward (recomputation included) "
+                <span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction "
+                <span class="p3-swatch p3-swatch--restore"></span>"parameter restore "
+                <span class="p3-swatch p3-swatch--send"></span>"pipeline send "
+                <span class="p3-swatch p3-swatch--offload"></span>"CPU offload"
+            </p>
             <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>
+            <p class="p3-hint" data-testid="memory-caption">{memory_caption}</p>
             {(!only).then(|| view! {
             <h3>"The paper's comparisons"</h3>
             <label for="p3-cmp">"Compare "</label>
@@ -198,7 +260,8 @@ pub fn Schedules(
                     <figcaption>{cmp_label(1)}</figcaption>
                 </figure>
             </div>
-            <p class="p3-hint">"Unit durations: forward 1, backward 2; colours are layers, darker for the backward pass; reductions in orange on the network lane."</p>
+            <p class="p3-improves" data-testid="cmp-improves">{improves}</p>
+            <p class="p3-hint">"Unit durations: forward 1, backward 2; colours as in the legend above."</p>
             })}
         </section>
     }

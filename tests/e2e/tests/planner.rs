@@ -472,3 +472,51 @@ fn the_node_size_follows_the_gpu() {
         WAIT,
     );
 }
+
+/// The schedule opens mid-step with the lanes at work, explains its
+/// colours, labels its memory strip, and each comparison says what
+/// improves.
+#[test]
+fn the_schedule_explains_itself() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1800);
+    open(&b, &format!("{base}?model=x160&cmp=modular"));
+    b.scroll_into_view("timeline");
+    b.exec("document.querySelector('[data-testid=play]').click()", &[]);
+    std::thread::sleep(Duration::from_millis(200));
+    // Coloured (saturated) pixels: compute blocks, not empty lanes.
+    let busy = b.exec(
+        "const c = document.querySelector('[data-testid=timeline]');
+         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+         let n = 0;
+         for (let i = 0; i < d.length; i += 4) {
+           const mx = Math.max(d[i], d[i + 1], d[i + 2]), mn = Math.min(d[i], d[i + 1], d[i + 2]);
+           if (mx - mn > 40) n++;
+         }
+         return n / (d.length / 4);",
+        &[],
+    );
+    assert!(
+        busy.as_f64().unwrap() > 0.05,
+        "{busy} of the timeline is coloured"
+    );
+    assert_eq!(
+        b.exec(
+            "return document.querySelectorAll('[data-testid=timeline-legend] .p3-swatch').length",
+            &[]
+        ),
+        json!(6)
+    );
+    let memory = b.text("memory-caption");
+    assert!(memory.contains("GiB at its peak"), "{memory}");
+    let improves = b.text("cmp-improves");
+    assert!(
+        improves.contains("bubble") && improves.contains('→'),
+        "{improves}"
+    );
+    set(&b, "cmp", "lga", "change");
+    b.wait(
+        "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('exposed communication')",
+        WAIT,
+    );
+}
