@@ -60,7 +60,7 @@ pub type OptimumResult = Result<plan3d_core::search::SearchResult, plan3d_core::
 pub type OutputsMemo = Memo<Shared<Result<Outputs, plan3d_core::Error>>>;
 
 /// The optimum as the page holds it (`None` while a deferred search runs).
-pub type OptimumSignal = RwSignal<Shared<Option<OptimumResult>>>;
+pub type OptimumSignal = Memo<Shared<Option<OptimumResult>>>;
 
 /// The plan shown in detail for the selected method: the best one found
 /// (`planner::shown`).
@@ -85,20 +85,20 @@ pub const SETTLE_MS: u64 = 150;
 pub const OPTIMUM_CACHE: usize = 64;
 
 /// The exhaustive optimum for the inputs. Most searches take well under a
-/// millisecond and run in the same update as the plans; once one has taken
-/// more than [`SLOW_SEARCH_MS`] (small models on slow networks), the next
-/// runs after the paint, and for slider drags (`push` false) only once the
-/// slider has been still for [`SETTLE_MS`], so that dragging stays smooth.
-/// Results are cached by [`planner::optimum_key`].
-fn optimum_signal(
-    inputs: RwSignal<Inputs>,
-    push: StoredValue<bool>,
-) -> RwSignal<Shared<Option<OptimumResult>>> {
+/// millisecond and run in the same update as the plans, as a memo, so that
+/// everything the update draws reads the optimum of the same inputs; once
+/// one has taken more than [`SLOW_SEARCH_MS`] (small models on slow
+/// networks), the next runs after the paint, and for slider drags (`push`
+/// false) only once the slider has been still for [`SETTLE_MS`], so that
+/// dragging stays smooth (`None` meanwhile). Results are cached by
+/// [`planner::optimum_key`].
+fn optimum_signal(inputs: RwSignal<Inputs>, push: StoredValue<bool>) -> OptimumSignal {
     type Cache = Vec<(Inputs, Shared<Option<OptimumResult>>)>;
-    let optimum = RwSignal::new(Shared(Arc::new(None)));
     let cache = StoredValue::new(Cache::new());
     let slow = StoredValue::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    // Bumped when a deferred search lands in the cache.
+    let landed = RwSignal::new(0_u32);
     let run = move |key: Inputs| {
         let t0 = now_ms();
         let r = Shared(Arc::new(Some(planner::optimum(&key))));
@@ -109,28 +109,33 @@ fn optimum_signal(
             }
             c.push((key, r.clone()));
         });
-        optimum.set(r);
+        r
     };
-    Effect::new(move |_| {
+    Memo::new(move |_| {
+        landed.track();
         let key = inputs.with(planner::optimum_key);
         if let Some(h) = pending.get_value() {
             h.clear();
         }
         let hit = cache.with_value(|c| c.iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone()));
         if let Some(r) = hit {
-            optimum.set(r);
+            r
         } else if !slow.get_value() {
-            run(key);
+            run(key)
         } else {
-            optimum.set(Shared(Arc::new(None)));
             let wait = if push.get_value() { 0 } else { SETTLE_MS };
-            let h =
-                set_timeout_with_handle(move || run(key), std::time::Duration::from_millis(wait))
-                    .ok();
+            let h = set_timeout_with_handle(
+                move || {
+                    run(key);
+                    landed.update(|n| *n += 1);
+                },
+                std::time::Duration::from_millis(wait),
+            )
+            .ok();
             pending.set_value(h);
+            Shared(Arc::new(None))
         }
-    });
-    optimum
+    })
 }
 
 /// The scaling sweep per method.

@@ -8,7 +8,7 @@ use plan3d_core::{
 };
 use plotters::prelude::IntoDrawingArea;
 
-use crate::app::{OptimumResult, OutputsMemo, PlanTimeline, ScalingRows, Shared};
+use crate::app::{OptimumSignal, OutputsMemo, PlanTimeline, ScalingRows, Shared};
 use crate::backend::Measured;
 use crate::charts::{self};
 use crate::dom::{download_canvas, download_text, page_base};
@@ -45,7 +45,7 @@ pub fn read_scenarios() -> (Vec<(String, Inputs)>, Vec<Notice>) {
 pub fn Share(
     inputs: RwSignal<Inputs>,
     outputs: OutputsMemo,
-    optimum: RwSignal<Shared<Option<OptimumResult>>>,
+    optimum: OptimumSignal,
     scaling: Memo<Shared<ScalingRows>>,
     plan_tl: Memo<Shared<Option<PlanTimeline>>>,
     notices: RwSignal<Vec<Notice>>,
