@@ -478,6 +478,26 @@ impl Inputs {
         Ok(())
     }
 
+    /// Moves the size slider to `params` parameters: the model becomes the
+    /// nearest X\[x\] of the paper's family (eq. 1). When that replaces a
+    /// preset or a custom shape, the notice says so.
+    pub fn slide_size(&mut self, params: f64) -> Option<Notice> {
+        let before = self.model;
+        self.model = ModelChoice::X(Self::x_for_params(params));
+        match before {
+            ModelChoice::X(_) => None,
+            ModelChoice::Preset(_) | ModelChoice::Custom { .. } => Some(Notice {
+                key: String::from("model"),
+                value: match before {
+                    ModelChoice::Preset(n) => String::from(n),
+                    _ => String::from("custom"),
+                },
+                reason: "the size slider scales the paper's X[x] family (eq. 1)",
+                used: self.described("model"),
+            }),
+        }
+    }
+
     /// Chooses a GPU from the page's menu: the node size follows it (the
     /// GPUs of its usual NVLink domain: 8 in an HGX H100 or B200 board, 16
     /// in the paper's A100 node), unless the node size is unlimited. A URL

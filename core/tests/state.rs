@@ -576,3 +576,17 @@ fn the_node_size_follows_the_gpu_chosen() {
     let (k, _) = Inputs::from_query("gpu=h100-sxm");
     assert_eq!(k.node, Some(16));
 }
+
+/// The size slider scales the X family; leaving a preset is said in words.
+#[test]
+fn the_size_slider_says_when_it_leaves_a_preset() {
+    let (mut i, _) = Inputs::from_query("model=gpt-3");
+    let n = i.slide_size(1e12).unwrap();
+    // x = (10¹² / 12)^{1/5} = 152.8, the nearest even 152.
+    assert_eq!(i.model, ModelChoice::X(152));
+    assert_eq!(
+        n.to_string(),
+        "ignored model=gpt-3: the size slider scales the paper's X[x] family (eq. 1); using X152"
+    );
+    assert!(i.slide_size(2e12).is_none(), "within the family, nothing to say");
+}

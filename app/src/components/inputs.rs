@@ -101,7 +101,7 @@ pub fn Controls(
                     <option value="custom">"custom shape"</option>
                 </select>
                 <label for="p3-size">
-                    "Size (X family): "
+                    "Size (the paper's X[x] family, eq. 1): "
                     <output data-testid="params">{move || shape().map(|m| fmt::params(m.params())).unwrap_or_default()}" parameters"</output>
                 </label>
                 <input id="p3-size" data-testid="size" type="range" min="8" max="16" step="0.02"
@@ -109,7 +109,12 @@ pub fn Controls(
                     prop:value=move || format!("{:.2}", params_log())
                     on:input=move |e| {
                         let v: f64 = event_target_value(&e).parse().unwrap_or(12.0);
-                        set(false, Box::new(move |i| i.model = ModelChoice::X(Inputs::x_for_params(10f64.powf(v)))));
+                        let mut next = inputs.get_untracked();
+                        // Leaving a preset or a custom shape is said in words.
+                        if let Some(n) = next.slide_size(10f64.powf(v)) {
+                            notices.update(|ns| { ns.retain(|x| x.key != "model"); ns.push(n); });
+                        }
+                        set(false, Box::new(move |i| *i = next));
                     } />
                 <Show when=custom>
                     <div class="p3-grid2">
