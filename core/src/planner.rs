@@ -75,6 +75,7 @@ impl Outputs {
 pub fn constraints(inputs: &Inputs) -> Constraints {
     Constraints {
         max_gpus: inputs.max_gpus,
+        exact_gpus: inputs.cluster,
         target_days: inputs.target_days,
         batch: inputs.batch,
         activation: inputs.activation,
@@ -317,6 +318,7 @@ pub fn scaling_key(inputs: &Inputs) -> Inputs {
         compare: d.compare,
         embed: d.embed,
         max_gpus: None,
+        cluster: None,
         target_days: None,
         batch: None,
         ..*inputs

@@ -12,6 +12,7 @@
 //! | `net` | `infiniband`, `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
 //! | `method` | `baseline`, `partitioned`, `improved` | `improved` |
 //! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |
+//! | `cluster` | exact GPU count | none |
 //! | `gpus` | GPU budget (at most) | none |
 //! | `days` | target training time in days (fewest GPUs) | none |
 //! | `batch` | batch limit in sequences | the critical batch |
@@ -143,8 +144,10 @@ pub struct Inputs {
     pub method: Method,
     /// Parallelism setting.
     pub parallelism: Parallelism,
-    /// GPU budget.
+    /// GPU budget (at most).
     pub max_gpus: Option<u64>,
+    /// An exact cluster size: every plan uses exactly this many GPUs.
+    pub cluster: Option<u64>,
     /// Target days.
     pub target_days: Option<f64>,
     /// Batch limit.
@@ -169,6 +172,7 @@ impl Default for Inputs {
             method: Method::Improved,
             parallelism: Parallelism::ThreeD,
             max_gpus: None,
+            cluster: None,
             target_days: None,
             batch: None,
             kernel_efficiency: 1.0,
@@ -386,6 +390,10 @@ impl Inputs {
                 Some(n) => self.max_gpus = Some(n),
                 None => return Err("GPU budget must be a whole number ≥ 1"),
             },
+            "cluster" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.cluster = Some(n),
+                None => return Err("cluster size must be a whole number ≥ 1"),
+            },
             "days" => match parse_f64(v, 1e-3, 1e7) {
                 Some(d) => self.target_days = Some(d),
                 None => return Err("target days must be a number in 0.001–1e7"),
@@ -431,9 +439,10 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "gpus" | "days" | "batch" if v.is_empty() => {
+            "gpus" | "cluster" | "days" | "batch" if v.is_empty() => {
                 match key {
                     "gpus" => self.max_gpus = None,
+                    "cluster" => self.cluster = None,
                     "days" => self.target_days = None,
                     _ => self.batch = None,
                 }
@@ -542,6 +551,11 @@ impl Inputs {
             "gpus" => self.max_gpus.map_or(String::from("no GPU budget"), |g| {
                 alloc::format!("{g} GPUs")
             }),
+            "cluster" => self
+                .cluster
+                .map_or(String::from("no fixed cluster size"), |g| {
+                    alloc::format!("exactly {g} GPUs")
+                }),
             "days" => self
                 .target_days
                 .map_or(String::from("no target time"), |d| {
@@ -608,6 +622,9 @@ impl Inputs {
         }
         if let Some(g) = self.max_gpus {
             put("gpus", &g);
+        }
+        if let Some(g) = self.cluster {
+            put("cluster", &g);
         }
         if let Some(days) = self.target_days {
             put("days", &days);

@@ -53,6 +53,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 method: planner::METHODS[m],
                 parallelism: Parallelism::ALL[p],
                 max_gpus,
+                cluster: max_gpus.filter(|g| g % 3 == 0),
                 target_days,
                 batch,
                 kernel_efficiency: keff,
@@ -588,5 +589,24 @@ fn the_size_slider_says_when_it_leaves_a_preset() {
         n.to_string(),
         "ignored model=gpt-3: the size slider scales the paper's X[x] family (eq. 1); using X152"
     );
-    assert!(i.slide_size(2e12).is_none(), "within the family, nothing to say");
+    assert!(
+        i.slide_size(2e12).is_none(),
+        "within the family, nothing to say"
+    );
+}
+
+/// An exact cluster size: the best plan found uses exactly that many GPUs,
+/// the rules at most.
+#[test]
+fn an_exact_cluster_size_is_used_exactly() {
+    let (i, n) = Inputs::from_query("model=gpt-3&cluster=1000");
+    assert!(n.is_empty());
+    assert_eq!(i.to_query(), "model=gpt-3&cluster=1000");
+    let o = outputs(&i).unwrap();
+    assert_eq!(planner::optimum(&i).unwrap().best.evaluation.gpus, 1000);
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert!(p.evaluation.gpus <= 1000);
+        }
+    }
 }

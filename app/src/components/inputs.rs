@@ -219,6 +219,11 @@ pub fn Controls(
                     prop:value=move || inputs.with(|i| i.max_gpus.map(|g| g.to_string()).unwrap_or_default())
                     on:input=move |e| typed("gpus", event_target_value(&e))
                     on:change=move |e| committed("gpus", event_target_value(&e)) />
+                <label for="p3-cluster" title="every plan uses exactly this many GPUs (the exhaustive search); the paper's rules take it as a cap">"Cluster size (exact, optional)"</label>
+                <input id="p3-cluster" data-testid="cluster" type="number" min="1" placeholder="any"
+                    prop:value=move || inputs.with(|i| i.cluster.map(|g| g.to_string()).unwrap_or_default())
+                    on:input=move |e| typed("cluster", event_target_value(&e))
+                    on:change=move |e| committed("cluster", event_target_value(&e)) />
                 <label for="p3-days">"Target time in days (fewest GPUs)"</label>
                 <input id="p3-days" data-testid="days" type="number" min="0.001" step="any" placeholder="fastest"
                     prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
