@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `model` | a preset (`bert`, `gpt-3`, `llama-3.1-8b`, …), `x<N>` (N even), or `custom` | `x160` |
 //! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
+//! | `ffn`, `kv`, `vocab`, `gated` | custom feed-forward size, key/value heads, vocabulary, gated MLP | 4 × width, one per head, none, 0 |
 //! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200` | `a100-80gb` |
 //! | `node` | GPUs per node, 1–72, or `none` | 16 |
 //! | `net` | `infiniband`, `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
@@ -41,7 +42,9 @@ pub enum ModelChoice {
     Preset(&'static str),
     /// X\[x\].
     X(u32),
-    /// A custom shape: sequence length, heads, head size, layers (4× feed-forward).
+    /// A custom shape: sequence length, heads, head size, layers, and
+    /// optionally the feed-forward size, grouped-query key/value heads, a
+    /// vocabulary and a gated MLP.
     Custom {
         /// d_s.
         seq_len: u32,
@@ -51,6 +54,15 @@ pub enum ModelChoice {
         head_size: u32,
         /// d_l.
         layers: u32,
+        /// Feed-forward size d_I; `None` for 4 × width.
+        ffn: Option<u32>,
+        /// Key/value heads (grouped-query attention); `None` for `heads`.
+        kv_heads: Option<u32>,
+        /// Vocabulary, to count the embeddings (untied); `None` leaves them
+        /// out, as the paper's formulas do.
+        vocab: Option<u32>,
+        /// A gated (SwiGLU) feed-forward block: three matrices, not two.
+        gated: bool,
     },
 }
 
@@ -69,11 +81,42 @@ impl ModelChoice {
                 heads,
                 head_size,
                 layers,
+                ffn,
+                kv_heads,
+                vocab,
+                gated,
             } => {
-                let m = model::classic(seq_len, heads, head_size, layers);
+                let mut m = model::classic(seq_len, heads, head_size, layers);
+                if let Some(f) = ffn {
+                    m.ffn = f;
+                }
+                if let Some(k) = kv_heads {
+                    m.kv_heads = k;
+                }
+                if vocab.is_some() {
+                    m.vocab = vocab;
+                    m.tied_embeddings = false;
+                }
+                m.gated_mlp = gated;
                 m.validate()?;
                 Ok(m)
             }
+        }
+    }
+
+    /// A custom shape equal to `m` in what a custom shape holds (the
+    /// starting point when a user switches a model to custom).
+    #[must_use]
+    pub fn custom_from(m: &ModelShape) -> Self {
+        Self::Custom {
+            seq_len: m.seq_len,
+            heads: m.heads,
+            head_size: m.head_size,
+            layers: m.layers,
+            ffn: (u64::from(m.ffn) != 4 * m.width()).then_some(m.ffn),
+            kv_heads: (m.kv_heads != m.heads).then_some(m.kv_heads),
+            vocab: m.vocab,
+            gated: m.gated_mlp,
         }
     }
 }
@@ -256,6 +299,17 @@ fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
     v.parse::<u64>().ok().filter(|x| (min..=max).contains(x))
 }
 
+/// The custom shape's numeric URL keys, in the order the parser keeps them.
+const CUSTOM_KEYS: [&str; 7] = ["seq", "heads", "head", "layers", "ffn", "kv", "vocab"];
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim() {
+        "1" | "true" | "on" | "yes" => Some(true),
+        "0" | "false" | "off" | "no" => Some(false),
+        _ => None,
+    }
+}
+
 fn parse_f64(v: &str, min: f64, max: f64) -> Option<f64> {
     let v = v.trim();
     if v.is_empty() || v.len() > 24 {
@@ -274,7 +328,8 @@ impl Inputs {
         let mut s = Self::default();
         let mut notices = Vec::new();
         let query = query.strip_prefix('?').unwrap_or(query);
-        let mut custom = [None::<u32>; 4];
+        let mut custom = [None::<u32>; 7];
+        let mut gated = None::<bool>;
         let mut wants_custom = false;
         for pair in query.split('&').filter(|p| !p.is_empty()).take(64) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -307,16 +362,17 @@ impl Inputs {
                         }
                     }
                 }
-                "seq" | "heads" | "head" | "layers" => {
-                    let i = ["seq", "heads", "head", "layers"]
-                        .iter()
-                        .position(|x| *x == k)
-                        .unwrap_or(0);
-                    match parse_u64(&v, 1, 1 << 20) {
+                "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" => {
+                    let i = CUSTOM_KEYS.iter().position(|x| *x == k).unwrap_or(0);
+                    match parse_u64(&v, 1, 1 << 26) {
                         Some(x) => custom[i] = Some(x as u32),
-                        None => bad("not a whole number in 1–1048576"),
+                        None => bad("not a whole number in 1–67108864"),
                     }
                 }
+                "gated" => match parse_bool(&v) {
+                    Some(g) => gated = Some(g),
+                    None => bad("gated must be 1 or 0"),
+                },
                 _ => {
                     if let Err(reason) = s.parse_value(&k, &v) {
                         bad(reason);
@@ -324,16 +380,30 @@ impl Inputs {
                 }
             }
         }
-        if wants_custom || custom.iter().any(Option::is_some) {
+        if wants_custom || gated.is_some() || custom.iter().any(Option::is_some) {
             let base = s
                 .model
                 .shape()
                 .unwrap_or(model::x_family(160).unwrap_or(model::BERT));
+            let ModelChoice::Custom {
+                ffn,
+                kv_heads,
+                vocab,
+                gated: base_gated,
+                ..
+            } = ModelChoice::custom_from(&base)
+            else {
+                unreachable!("custom_from builds a custom shape")
+            };
             let choice = ModelChoice::Custom {
                 seq_len: custom[0].unwrap_or(base.seq_len),
                 heads: custom[1].unwrap_or(base.heads),
                 head_size: custom[2].unwrap_or(base.head_size),
                 layers: custom[3].unwrap_or(base.layers),
+                ffn: custom[4].or(ffn),
+                kv_heads: custom[5].or(kv_heads),
+                vocab: custom[6].or(vocab),
+                gated: gated.unwrap_or(base_gated),
             };
             match choice.shape() {
                 Ok(_) => s.model = choice,
@@ -448,7 +518,9 @@ impl Inputs {
                 }
                 Ok(())
             }
-            "seq" | "heads" | "head" | "layers" => self.set_custom(key, v),
+            "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" | "gated" => {
+                self.set_custom(key, v)
+            }
             _ => self.parse_value(key, v),
         };
         result.map_err(|reason| Notice {
@@ -461,25 +533,51 @@ impl Inputs {
 
     fn set_custom(&mut self, key: &str, v: &str) -> Result<(), &'static str> {
         let ModelChoice::Custom {
-            seq_len,
-            heads,
-            head_size,
-            layers,
+            mut seq_len,
+            mut heads,
+            mut head_size,
+            mut layers,
+            mut ffn,
+            mut kv_heads,
+            mut vocab,
+            mut gated,
         } = self.model
         else {
             return Err("the model is not a custom shape");
         };
-        let x = parse_u64(v, 1, 1 << 20).ok_or("not a whole number in 1–1048576")? as u32;
-        let mut c = [seq_len, heads, head_size, layers];
-        c[["seq", "heads", "head", "layers"]
-            .iter()
-            .position(|k| *k == key)
-            .unwrap_or(0)] = x;
+        let number = || {
+            parse_u64(v, 1, 1 << 26)
+                .map(|x| x as u32)
+                .ok_or("not a whole number in 1–67108864")
+        };
+        // The optional ones clear when emptied.
+        let optional = || {
+            if v.is_empty() {
+                Ok(None)
+            } else {
+                number().map(Some)
+            }
+        };
+        match key {
+            "seq" => seq_len = number()?,
+            "heads" => heads = number()?,
+            "head" => head_size = number()?,
+            "layers" => layers = number()?,
+            "ffn" => ffn = optional()?,
+            "kv" => kv_heads = optional()?,
+            "vocab" => vocab = optional()?,
+            "gated" => gated = parse_bool(v).ok_or("gated must be 1 or 0")?,
+            _ => return Err("not a field of the custom shape"),
+        }
         let next = ModelChoice::Custom {
-            seq_len: c[0],
-            heads: c[1],
-            head_size: c[2],
-            layers: c[3],
+            seq_len,
+            heads,
+            head_size,
+            layers,
+            ffn,
+            kv_heads,
+            vocab,
+            gated,
         };
         next.shape()
             .map_err(|_| "the custom shape would be out of bounds")?;
@@ -528,7 +626,17 @@ impl Inputs {
                 heads,
                 head_size,
                 layers,
-            } => alloc::format!("{}", [seq_len, heads, head_size, layers][i]),
+                ffn,
+                kv_heads,
+                vocab,
+                gated,
+            } => match i {
+                0..=3 => alloc::format!("{}", [seq_len, heads, head_size, layers][i]),
+                4 => ffn.map_or(String::from("4 × width"), |f| alloc::format!("{f}")),
+                5 => kv_heads.map_or(String::from("one per head"), |k| alloc::format!("{k}")),
+                6 => vocab.map_or(String::from("no vocabulary"), |v| alloc::format!("{v}")),
+                _ => String::from(if gated { "gated" } else { "not gated" }),
+            },
             _ => String::from("the model's"),
         };
         match key {
@@ -541,6 +649,10 @@ impl Inputs {
             "heads" => custom(1),
             "head" => custom(2),
             "layers" => custom(3),
+            "ffn" => custom(4),
+            "kv" => custom(5),
+            "vocab" => custom(6),
+            "gated" => custom(7),
             "gpu" => String::from(self.gpu.name),
             "node" => self.node.map_or(String::from("no node limit"), |n| {
                 alloc::format!("{n} GPUs per node")
@@ -593,12 +705,28 @@ impl Inputs {
                 heads,
                 head_size,
                 layers,
+                ffn,
+                kv_heads,
+                vocab,
+                gated,
             } => {
                 put("model", &"custom");
                 put("seq", &seq_len);
                 put("heads", &heads);
                 put("head", &head_size);
                 put("layers", &layers);
+                if let Some(f) = ffn {
+                    put("ffn", &f);
+                }
+                if let Some(k) = kv_heads {
+                    put("kv", &k);
+                }
+                if let Some(v) = vocab {
+                    put("vocab", &v);
+                }
+                if gated {
+                    put("gated", &1);
+                }
             }
         }
         if self.gpu.name != d.gpu.name {

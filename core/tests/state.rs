@@ -14,16 +14,30 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
         (prop_oneof![
             (0usize..6).prop_map(|i| ModelChoice::Preset(plan3d_core::model::PRESETS[i].0)),
             (1u32..=2048).prop_map(|h| ModelChoice::X(2 * h)),
-            (1u32..=4096, 1u32..=128, 1u32..=256, 1u32..=256).prop_map(
-                |(seq_len, heads, head_size, layers)| {
-                    ModelChoice::Custom {
-                        seq_len,
-                        heads,
-                        head_size,
-                        layers,
+            (
+                (1u32..=4096, 1u32..=128, 1u32..=256, 1u32..=256),
+                (
+                    proptest::option::of(1u32..=65_536),
+                    proptest::option::of(1u32..=8),
+                    proptest::option::of(1u32..=256_000),
+                    any::<bool>()
+                )
+            )
+                .prop_map(
+                    |((seq_len, heads, head_size, layers), (ffn, kv, vocab, gated))| {
+                        ModelChoice::Custom {
+                            seq_len,
+                            heads,
+                            head_size,
+                            layers,
+                            ffn,
+                            // Key/value heads must divide the heads.
+                            kv_heads: kv.map(|k| if heads % k == 0 { k } else { 1 }),
+                            vocab,
+                            gated,
+                        }
                     }
-                }
-            ),
+                ),
         ]),
         (
             0usize..5,
@@ -297,6 +311,10 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
             heads: 16,
             head_size: 64,
             layers: 1_000_000,
+            ffn: None,
+            kv_heads: None,
+            vocab: None,
+            gated: false,
         },
         method: Method::Baseline,
         parallelism: Parallelism::Data,
@@ -609,4 +627,40 @@ fn an_exact_cluster_size_is_used_exactly() {
             assert!(p.evaluation.gpus <= 1000);
         }
     }
+}
+
+/// A custom shape carries a feed-forward size, key/value heads, a
+/// vocabulary and a gated MLP: a Llama-3.1-8B-like shape from the URL counts
+/// its published 8.03 B parameters, and switching a preset to custom keeps
+/// them.
+#[test]
+fn custom_shapes_carry_ffn_kv_heads_vocab_and_gating() {
+    let q = "model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1";
+    let (i, n) = Inputs::from_query(q);
+    assert!(n.is_empty(), "{n:?}");
+    assert_eq!(i.to_query(), q);
+    let m = i.model.shape().unwrap();
+    assert!(
+        (m.params_exact() / 8.03e9 - 1.0).abs() < 0.005,
+        "{}",
+        m.params_exact()
+    );
+    let from = ModelChoice::custom_from(&plan3d_core::model::LLAMA_3_1_8B)
+        .shape()
+        .unwrap();
+    assert_eq!(
+        (from.ffn, from.kv_heads, from.vocab, from.gated_mlp),
+        (14_336, 8, Some(128_256), true)
+    );
+    // Fields edit it, and an emptied optional field clears.
+    let (mut c, _) = Inputs::from_query(q);
+    c.set_field("kv", "4").unwrap();
+    c.set_field("ffn", "").unwrap();
+    assert_eq!(c.described("ffn"), "4 × width");
+    assert!(
+        c.set_field("kv", "5").is_err(),
+        "5 does not divide 32 heads"
+    );
+    c.set_field("gated", "0").unwrap();
+    assert!(!c.model.shape().unwrap().gated_mlp);
 }

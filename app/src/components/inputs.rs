@@ -83,8 +83,7 @@ pub fn Controls(
                         let v = event_target_value(&e);
                         set(true, Box::new(move |i| {
                             i.model = if v == "custom" {
-                                let m = i.model.shape().unwrap_or(model::BERT);
-                                ModelChoice::Custom { seq_len: m.seq_len, heads: m.heads, head_size: m.head_size, layers: m.layers }
+                                ModelChoice::custom_from(&i.model.shape().unwrap_or(model::BERT))
                             } else if let Some(&(n, _)) = model::PRESETS.iter().find(|(n, _)| *n == v) {
                                 ModelChoice::Preset(n)
                             } else {
@@ -118,32 +117,64 @@ pub fn Controls(
                     } />
                 <Show when=custom>
                     <div class="p3-grid2">
-                        {[("seq", "Sequence"), ("heads", "Heads"), ("head", "Head size"), ("layers", "Layers")]
+                        {[
+                            ("seq", "Sequence"),
+                            ("heads", "Heads"),
+                            ("head", "Head size"),
+                            ("layers", "Layers"),
+                            ("ffn", "FFN size"),
+                            ("kv", "KV heads"),
+                            ("vocab", "Vocabulary"),
+                        ]
                             .into_iter()
                             .map(|(key, label)| {
+                                // The field shows the custom shape's own value; an
+                                // optional one is empty when it takes its default.
                                 let get = move || {
-                                    shape().map(|m| match key {
-                                        "seq" => m.seq_len,
-                                        "heads" => m.heads,
-                                        "head" => m.head_size,
-                                        _ => m.layers,
-                                    }).unwrap_or(1)
+                                    inputs.with(|i| match i.model {
+                                        ModelChoice::Custom { seq_len, heads, head_size, layers, ffn, kv_heads, vocab, .. } => match key {
+                                            "seq" => Some(seq_len),
+                                            "heads" => Some(heads),
+                                            "head" => Some(head_size),
+                                            "layers" => Some(layers),
+                                            "ffn" => ffn,
+                                            "kv" => kv_heads,
+                                            _ => vocab,
+                                        },
+                                        _ => None,
+                                    })
+                                };
+                                let placeholder = match key {
+                                    "ffn" => "4 × width",
+                                    "kv" => "= heads",
+                                    "vocab" => "none",
+                                    _ => "",
                                 };
                                 view! {
                                     <label>{label}
-                                        <input type="number" min="1" max="1048576" data-testid=format!("custom-{key}")
-                                            prop:value=move || get().to_string()
+                                        <input type="number" min="1" data-testid=format!("custom-{key}") placeholder=placeholder
+                                            prop:value=move || get().map(|v| v.to_string()).unwrap_or_default()
                                             on:input=move |e| typed(key, event_target_value(&e))
                                             on:change=move |e| committed(key, event_target_value(&e)) />
                                     </label>
                                 }
                             })
                             .collect_view()}
+                        <label class="p3-check">
+                            <input type="checkbox" data-testid="custom-gated"
+                                prop:checked=move || inputs.with(|i| matches!(i.model, ModelChoice::Custom { gated: true, .. }))
+                                on:change=move |e| committed("gated", if event_target_checked(&e) { "1".into() } else { "0".into() }) />
+                            " gated MLP (SwiGLU)"
+                        </label>
                     </div>
                 </Show>
                 <p class="p3-hint">{move || shape().map(|m| format!(
-                    "{} layers × width {} ({} heads of {}), sequence {}, critical batch {:.0} (eq. 2)",
-                    m.layers, m.width(), m.heads, m.head_size, m.seq_len, m.critical_batch()
+                    "{} layers × width {} ({} heads of {}{}), FFN {}{}, sequence {}, critical batch {:.0} (eq. 2)",
+                    m.layers, m.width(), m.heads, m.head_size,
+                    if m.kv_heads != m.heads { format!(", {} KV heads", m.kv_heads) } else { String::new() },
+                    fmt::count(u64::from(m.ffn)),
+                    if m.gated_mlp { " gated" } else { "" },
+                    m.seq_len, m.critical_batch()
                 ))}</p>
             </fieldset>
             <fieldset>

@@ -520,3 +520,44 @@ fn the_schedule_explains_itself() {
         WAIT,
     );
 }
+
+/// A custom shape with grouped-query attention, a gated MLP and a
+/// vocabulary, from the URL and from its fields.
+#[test]
+fn custom_shapes_have_ffn_kv_heads_vocab_and_gating() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    open(
+        &b,
+        &format!("{base}?model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1"),
+    );
+    assert_eq!(
+        b.exec(
+            "return document.querySelector('[data-testid=custom-kv]').value",
+            &[]
+        ),
+        json!("8")
+    );
+    let hint = b.exec(
+        "return document.querySelector('.p3-controls .p3-hint').textContent",
+        &[],
+    );
+    assert!(
+        hint.as_str().unwrap().contains("8 KV heads") && hint.as_str().unwrap().contains("gated"),
+        "{hint}"
+    );
+    let (i, _) = Inputs::from_query(
+        "model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1",
+    );
+    let (gpus, _) = expected(&i, Method::Improved);
+    assert_eq!(b.text("plan-improved-gpus"), gpus);
+    // Unticking "gated" is a new model: two matrices, not three.
+    b.exec(
+        "document.querySelector('[data-testid=custom-gated]').click()",
+        &[],
+    );
+    b.wait(
+        "return !location.search.includes('gated=1') && document.querySelector('[data-testid=params]').textContent.startsWith('5.')",
+        WAIT,
+    );
+}
