@@ -21,6 +21,9 @@ struct Block {
     layer: u32,
 }
 
+/// A block placed on the timeline: device, on the transfer lane, start, end.
+type Placed = (usize, bool, f64, f64);
+
 /// A schedule prepared for drawing: per device, its compute and transfer
 /// blocks (events, or merged intervals for big schedules).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +35,10 @@ pub struct Timeline {
     layers: u32,
     compute: Vec<Vec<Block>>,
     transfers: Vec<Vec<Block>>,
+    /// Every block, grouped by colour: `(colour, [(device, transfer lane,
+    /// start, end)])`. A frame sets each fill style once, not once a block
+    /// (the layer gradient is drawn in [`SHADES`] steps).
+    by_color: Vec<(String, Vec<Placed>)>,
     /// Memory over time of device 0, as steps.
     pub memory: Vec<(f64, f64)>,
     /// Whether blocks are merged intervals.
@@ -86,10 +93,26 @@ impl Timeline {
                 }
             }
         }
+        let layers = s.spec.layers.max(1);
+        let mut groups: Vec<(String, Vec<Placed>)> = Vec::new();
+        let mut index = std::collections::HashMap::<String, usize>::new();
+        for (lane, is_net) in [(&compute, false), (&transfers, true)] {
+            for (d, blocks) in lane.iter().enumerate() {
+                for b in blocks {
+                    let c = color(b, layers);
+                    let k = *index.entry(c.clone()).or_insert_with(|| {
+                        groups.push((c, Vec::new()));
+                        groups.len() - 1
+                    });
+                    groups[k].1.push((d, is_net, b.start, b.end));
+                }
+            }
+        }
         Self {
             makespan: s.makespan,
             unit: s.spec.durations.unit,
-            layers: s.spec.layers.max(1),
+            layers,
+            by_color: groups,
             compute,
             transfers,
             memory: s.memory_over_time(0),
@@ -112,6 +135,7 @@ fn context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64,
 /// timeline names them, `style/main.css`).
 fn color(b: &Block, layers: u32) -> String {
     let f = f64::from(b.layer) / f64::from(layers.max(2) - 1).max(1.0);
+    let f = (f * SHADES).round() / SHADES;
     match b.kind {
         EventKind::Forward => format!("hsl(215,70%,{:.0}%)", 80.0 - 28.0 * f.min(1.0)),
         EventKind::Backward => format!("hsl(8,65%,{:.0}%)", 68.0 - 28.0 * f.min(1.0)),
@@ -122,6 +146,9 @@ fn color(b: &Block, layers: u32) -> String {
         EventKind::Optimizer => "#6d6d6d".into(),
     }
 }
+
+/// Steps of the layer gradient.
+const SHADES: f64 = 24.0;
 
 /// A round step for `n` ticks over `span`: 1, 2 or 5 × 10^k.
 fn tick_step(span: f64, n: f64) -> f64 {
@@ -175,7 +202,7 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
     };
     let now = frac.clamp(0.0, 1.0) * tl.makespan;
     ctx.set_font("11px sans-serif");
-    for (d, blocks) in tl.compute.iter().enumerate() {
+    for d in 0..tl.compute.len() {
         let y = top + d as f64 * row;
         ctx.set_fill_style_str(lane);
         ctx.fill_rect(left, y, w - left - 8.0, comp_h);
@@ -184,26 +211,26 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
             ctx.set_fill_style_str(fg);
             let _ = ctx.fill_text(&format!("GPU {d}"), 4.0, y + comp_h.max(8.0) * 0.75);
         }
-        let paint = |b: &Block, y: f64, hgt: f64| {
-            if b.start >= now {
-                return;
+    }
+    // The blocks, one fill style per colour.
+    for (c, items) in &tl.by_color {
+        ctx.set_fill_style_str(c);
+        for &(d, is_net, start, end) in items {
+            if start >= now {
+                continue;
             }
-            let end = b.end.min(now);
-            ctx.set_fill_style_str(&color(b, tl.layers));
+            let y = top + d as f64 * row;
+            let (y, hgt) = if is_net {
+                (y + comp_h + row * 0.06, net_h)
+            } else {
+                (y, comp_h)
+            };
             ctx.fill_rect(
-                left + b.start * scale,
+                left + start * scale,
                 y,
-                ((end - b.start) * scale).max(0.6),
+                ((end.min(now) - start) * scale).max(0.6),
                 hgt,
             );
-        };
-        for b in blocks {
-            paint(b, y, comp_h);
-        }
-        if let Some(net) = tl.transfers.get(d) {
-            for b in net {
-                paint(b, y + comp_h + row * 0.06, net_h);
-            }
         }
     }
     // The time axis, in seconds for a plan's schedule.
