@@ -1,0 +1,328 @@
+//! The planner's inputs and their URL query form: every input lives in the
+//! query string so a view can be shared, and survives a reload.
+//!
+//! # Keys
+//!
+//! | key | values | default |
+//! |---|---|---|
+//! | `model` | a preset (`bert`, `gpt-3`, `llama-3.1-8b`, …), `x<N>` (N even), or `custom` | `x160` |
+//! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
+//! | `ffn`, `kv`, `vocab`, `gated` | custom feed-forward size, key/value heads, vocabulary, gated MLP | 4 × width, one per head, none, 0 |
+//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200` | `a100-80gb` |
+//! | `node` | GPUs per node, 1–72, or `none` | 16 |
+//! | `net` | `infiniband`, `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
+//! | `method` | `baseline`, `partitioned`, `improved` | `improved` |
+//! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |
+//! | `cluster` | exact GPU count | none |
+//! | `gpus` | GPU budget (at most) | none |
+//! | `days` | target training time in days (fewest GPUs) | none |
+//! | `batch` | batch limit in sequences | the critical batch |
+//! | `keff` | kernel efficiency, 0.05–1 | 1 |
+//! | `act` | `paper`, `full`, `selective`, `none` | `paper` |
+//! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
+//! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
+//!
+//! Parsing never fails: a value that is malformed, out of range or unknown
+//! falls back to its default and yields a [`Notice`] for the page to show.
+
+mod fields;
+mod query;
+mod scenario;
+
+pub use scenario::{read_scenario, MAX_SCENARIO_NAME, SCENARIO_PREFIX};
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::hardware::{self, Gpu, Hardware, Network};
+use crate::memory::ActivationModel;
+use crate::model::{self, ModelShape};
+use crate::search::Parallelism;
+use crate::Method;
+
+/// The model choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// A named preset.
+    Preset(&'static str),
+    /// X\[x\].
+    X(u32),
+    /// A custom shape: sequence length, heads, head size, layers, and
+    /// optionally the feed-forward size, grouped-query key/value heads, a
+    /// vocabulary and a gated MLP.
+    Custom {
+        /// d_s.
+        seq_len: u32,
+        /// d_a.
+        heads: u32,
+        /// d_h.
+        head_size: u32,
+        /// d_l.
+        layers: u32,
+        /// Feed-forward size d_I; `None` for 4 × width.
+        ffn: Option<u32>,
+        /// Key/value heads (grouped-query attention); `None` for `heads`.
+        kv_heads: Option<u32>,
+        /// Vocabulary, to count the embeddings (untied); `None` leaves them
+        /// out, as the paper's formulas do.
+        vocab: Option<u32>,
+        /// A gated (SwiGLU) feed-forward block: three matrices, not two.
+        gated: bool,
+    },
+}
+
+impl ModelChoice {
+    /// The shape.
+    ///
+    /// # Errors
+    ///
+    /// A custom shape out of bounds.
+    pub fn shape(&self) -> Result<ModelShape, crate::Error> {
+        match *self {
+            Self::Preset(name) => model::preset(name),
+            Self::X(x) => model::x_family(x),
+            Self::Custom {
+                seq_len,
+                heads,
+                head_size,
+                layers,
+                ffn,
+                kv_heads,
+                vocab,
+                gated,
+            } => {
+                let mut m = model::classic(seq_len, heads, head_size, layers);
+                if let Some(f) = ffn {
+                    m.ffn = f;
+                }
+                if let Some(k) = kv_heads {
+                    m.kv_heads = k;
+                }
+                if vocab.is_some() {
+                    m.vocab = vocab;
+                    m.tied_embeddings = false;
+                }
+                m.gated_mlp = gated;
+                m.validate()?;
+                Ok(m)
+            }
+        }
+    }
+
+    /// A custom shape equal to `m` in what a custom shape holds (the
+    /// starting point when a user switches a model to custom).
+    #[must_use]
+    pub fn custom_from(m: &ModelShape) -> Self {
+        Self::Custom {
+            seq_len: m.seq_len,
+            heads: m.heads,
+            head_size: m.head_size,
+            layers: m.layers,
+            ffn: (u64::from(m.ffn) != 4 * m.width()).then_some(m.ffn),
+            kv_heads: (m.kv_heads != m.heads).then_some(m.kv_heads),
+            vocab: m.vocab,
+            gated: m.gated_mlp,
+        }
+    }
+}
+
+/// Which pair of schedules the page compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Comparison {
+    /// Standard vs layered gradient accumulation (fig. 1).
+    Lga,
+    /// Standard vs modular pipeline (fig. 3).
+    #[default]
+    Modular,
+    /// 1F1B vs interleaved 1F1B (PTD-P).
+    Interleaved,
+}
+
+impl Comparison {
+    /// Every comparison.
+    pub const ALL: [Self; 3] = [Self::Lga, Self::Modular, Self::Interleaved];
+    /// Stable name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lga => "lga",
+            Self::Modular => "modular",
+            Self::Interleaved => "interleaved",
+        }
+    }
+}
+
+/// One view shown alone, for an iframe (`embed=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedView {
+    /// The plans table.
+    Planner,
+    /// The schedule animation.
+    Schedule,
+    /// The scaling chart.
+    Scaling,
+}
+
+impl EmbedView {
+    /// Every view.
+    pub const ALL: [Self; 3] = [Self::Planner, Self::Schedule, Self::Scaling];
+    /// Stable name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Planner => "planner",
+            Self::Schedule => "schedule",
+            Self::Scaling => "scaling",
+        }
+    }
+}
+
+/// Everything a user sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Inputs {
+    /// Model.
+    pub model: ModelChoice,
+    /// GPU.
+    pub gpu: Gpu,
+    /// GPUs per node; `None` for no limit.
+    pub node: Option<u32>,
+    /// Network of the data/pipeline dimensions.
+    pub network: Network,
+    /// Method whose plan is detailed.
+    pub method: Method,
+    /// Parallelism setting.
+    pub parallelism: Parallelism,
+    /// GPU budget (at most).
+    pub max_gpus: Option<u64>,
+    /// An exact cluster size: every plan uses exactly this many GPUs.
+    pub cluster: Option<u64>,
+    /// Target days.
+    pub target_days: Option<f64>,
+    /// Batch limit.
+    pub batch: Option<u64>,
+    /// Kernel efficiency.
+    pub kernel_efficiency: f64,
+    /// Activation model.
+    pub activation: ActivationModel,
+    /// Schedule comparison.
+    pub compare: Comparison,
+    /// A view shown alone, for embedding.
+    pub embed: Option<EmbedView>,
+}
+
+impl Default for Inputs {
+    fn default() -> Self {
+        Self {
+            model: ModelChoice::X(160),
+            gpu: hardware::A100_80GB,
+            node: Some(16),
+            network: Network::InfiniBand200,
+            method: Method::Improved,
+            parallelism: Parallelism::ThreeD,
+            max_gpus: None,
+            cluster: None,
+            target_days: None,
+            batch: None,
+            kernel_efficiency: 1.0,
+            activation: ActivationModel::Paper,
+            compare: Comparison::Modular,
+            embed: None,
+        }
+    }
+}
+
+/// Node-size slider bounds.
+pub const NODE_RANGE: (u32, u32) = (1, 72);
+/// Kernel-efficiency bounds.
+pub const KEFF_RANGE: (f64, f64) = (0.05, 1.0);
+/// Longest query value read; longer ones are rejected.
+pub const MAX_VALUE_LEN: usize = 64;
+
+/// A value the page did not use as given, why, and what it used instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// The key.
+    pub key: String,
+    /// The value as given (shortened, control characters removed).
+    pub value: String,
+    /// Why it was not used.
+    pub reason: &'static str,
+    /// What the page uses instead, in words (empty when nothing is used,
+    /// e.g. a saved scenario skipped).
+    pub used: String,
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)?;
+        if !self.used.is_empty() {
+            write!(f, "; using {}", self.used)?;
+        }
+        Ok(())
+    }
+}
+
+/// Shortens a value for a notice and drops control characters.
+pub(crate) fn sanitize(s: &str, max: usize) -> String {
+    let mut out: String = s.chars().filter(|c| !c.is_control()).take(max).collect();
+    if s.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+impl Inputs {
+    /// The link to these inputs' full page (never embedded), from the
+    /// page's address without its query (`https://host/path/`).
+    #[must_use]
+    pub fn link(&self, base: &str) -> String {
+        let q = Self {
+            embed: None,
+            ..*self
+        }
+        .to_query();
+        if q.is_empty() {
+            String::from(base)
+        } else {
+            alloc::format!("{base}?{q}")
+        }
+    }
+
+    /// HTML to embed one view of these inputs in a 600×400 iframe.
+    #[must_use]
+    pub fn embed_code(&self, base: &str, view: EmbedView) -> String {
+        let src = Self {
+            embed: Some(view),
+            ..*self
+        }
+        .to_query();
+        // The query holds only names and numbers; `&` must be escaped in HTML.
+        alloc::format!(
+            "<iframe src=\"{base}?{}\" width=\"600\" height=\"400\" title=\"plan3d: {}\" loading=\"lazy\" style=\"border:0\"></iframe>",
+            src.replace('&', "&amp;"),
+            view.name()
+        )
+    }
+
+    /// The hardware these inputs describe.
+    #[must_use]
+    pub fn hardware(&self) -> Hardware {
+        Hardware {
+            gpu: self.gpu,
+            node_size: self.node,
+            network: self.network,
+            kernel_efficiency: self.kernel_efficiency,
+        }
+    }
+
+    /// The X\[x\] model nearest a parameter count (for a log-scale slider):
+    /// x = (p/12)^{1/5}, rounded to an even integer in 2–[`model::MAX_X`].
+    #[must_use]
+    pub fn x_for_params(params: f64) -> u32 {
+        if !params.is_finite() || params <= 0.0 {
+            return 2;
+        }
+        let x = crate::math::pow(params / 12.0, 0.2);
+        ((crate::math::round(x / 2.0) * 2.0) as u32).clamp(2, model::MAX_X)
+    }
+}

@@ -1,0 +1,376 @@
+//! The URL query: reading it (every key, with notices for values not used)
+//! and writing it (only what differs from the defaults); the state's serde
+//! form is the same query.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+use super::{
+    sanitize, Comparison, EmbedView, Inputs, ModelChoice, Notice, KEFF_RANGE, MAX_VALUE_LEN,
+    NODE_RANGE,
+};
+use crate::hardware::{self, Network};
+use crate::memory::ActivationModel;
+use crate::model;
+use crate::search::Parallelism;
+use crate::Method;
+
+/// Percent-decodes a query component (`+` is a space). Invalid escapes are
+/// kept as they are.
+pub(crate) fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub(crate) fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
+    let v = v.trim();
+    if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse::<u64>().ok().filter(|x| (min..=max).contains(x))
+}
+
+/// The custom shape's numeric URL keys, in the order the parser keeps them.
+const CUSTOM_KEYS: [&str; 7] = ["seq", "heads", "head", "layers", "ffn", "kv", "vocab"];
+
+pub(crate) fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim() {
+        "1" | "true" | "on" | "yes" => Some(true),
+        "0" | "false" | "off" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+pub(crate) fn parse_f64(v: &str, min: f64, max: f64) -> Option<f64> {
+    let v = v.trim();
+    if v.is_empty() || v.len() > 24 {
+        return None;
+    }
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= min && *x <= max)
+}
+
+impl Inputs {
+    /// Reads a query string (with or without the leading `?`). Unknown keys
+    /// are ignored; bad values fall back to defaults with a notice.
+    #[must_use]
+    pub fn from_query(query: &str) -> (Self, Vec<Notice>) {
+        let mut s = Self::default();
+        let mut notices = Vec::new();
+        let query = query.strip_prefix('?').unwrap_or(query);
+        let mut custom = [None::<u32>; 7];
+        let mut gated = None::<bool>;
+        let mut wants_custom = false;
+        for pair in query.split('&').filter(|p| !p.is_empty()).take(64) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let (k, v) = (decode(k), decode(v));
+            let mut bad = |reason: &'static str| {
+                notices.push(Notice {
+                    key: sanitize(&k, 16),
+                    value: sanitize(&v, 24),
+                    reason,
+                    used: String::new(),
+                });
+            };
+            if v.len() > MAX_VALUE_LEN {
+                bad("value too long");
+                continue;
+            }
+            match k.as_str() {
+                "model" => {
+                    if v.eq_ignore_ascii_case("custom") {
+                        wants_custom = true;
+                    } else if let Some(&(name, _)) = model::PRESETS
+                        .iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(v.trim()))
+                    {
+                        s.model = ModelChoice::Preset(name);
+                    } else {
+                        match model::preset(&v) {
+                            Ok(m) if m.layers >= 2 => s.model = ModelChoice::X(m.layers),
+                            _ => bad("unknown model (a preset, x<N> with N even, or custom)"),
+                        }
+                    }
+                }
+                "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" => {
+                    let i = CUSTOM_KEYS.iter().position(|x| *x == k).unwrap_or(0);
+                    match parse_u64(&v, 1, 1 << 26) {
+                        Some(x) => custom[i] = Some(x as u32),
+                        None => bad("not a whole number in 1–67108864"),
+                    }
+                }
+                "gated" => match parse_bool(&v) {
+                    Some(g) => gated = Some(g),
+                    None => bad("gated must be 1 or 0"),
+                },
+                _ => {
+                    if let Err(reason) = s.parse_value(&k, &v) {
+                        bad(reason);
+                    }
+                }
+            }
+        }
+        if wants_custom || gated.is_some() || custom.iter().any(Option::is_some) {
+            let base = s
+                .model
+                .shape()
+                .unwrap_or(model::x_family(160).unwrap_or(model::BERT));
+            let ModelChoice::Custom {
+                ffn,
+                kv_heads,
+                vocab,
+                gated: base_gated,
+                ..
+            } = ModelChoice::custom_from(&base)
+            else {
+                unreachable!("custom_from builds a custom shape")
+            };
+            let choice = ModelChoice::Custom {
+                seq_len: custom[0].unwrap_or(base.seq_len),
+                heads: custom[1].unwrap_or(base.heads),
+                head_size: custom[2].unwrap_or(base.head_size),
+                layers: custom[3].unwrap_or(base.layers),
+                ffn: custom[4].or(ffn),
+                kv_heads: custom[5].or(kv_heads),
+                vocab: custom[6].or(vocab),
+                gated: gated.unwrap_or(base_gated),
+            };
+            match choice.shape() {
+                Ok(_) => s.model = choice,
+                Err(_) => notices.push(Notice {
+                    key: String::from("model"),
+                    value: String::from("custom"),
+                    reason: "the custom shape is out of bounds",
+                    used: String::new(),
+                }),
+            }
+        }
+        // Say what each ignored value fell back to.
+        for n in &mut notices {
+            n.used = s.described(&n.key);
+        }
+        (s, notices)
+    }
+
+    /// Sets one key (every URL key but the model's) from its text, as the
+    /// URL and the page's fields give it. Unknown keys are ignored.
+    ///
+    /// # Errors
+    ///
+    /// Why the value cannot be used; nothing is changed then.
+    pub(crate) fn parse_value(&mut self, key: &str, v: &str) -> Result<(), &'static str> {
+        match key {
+            "gpu" => match hardware::gpu(v) {
+                Ok(g) => self.gpu = g,
+                Err(_) => return Err("unknown GPU"),
+            },
+            "node" => {
+                if v.eq_ignore_ascii_case("none") {
+                    self.node = None;
+                } else {
+                    match parse_u64(v, NODE_RANGE.0.into(), NODE_RANGE.1.into()) {
+                        Some(n) => self.node = Some(n as u32),
+                        None => return Err("node size must be 1–72 or none"),
+                    }
+                }
+            }
+            "net" => match Network::parse(v) {
+                Ok(n) => self.network = n,
+                Err(_) => return Err("unknown network"),
+            },
+            "method" => match Method::parse(v) {
+                Ok(m) if m != Method::ImprovedUnpartitioned => self.method = m,
+                _ => return Err("unknown method"),
+            },
+            "par" => match Parallelism::parse(v) {
+                Ok(p) => self.parallelism = p,
+                Err(_) => return Err("unknown parallelism"),
+            },
+            "gpus" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.max_gpus = Some(n),
+                None => return Err("GPU budget must be a whole number ≥ 1"),
+            },
+            "cluster" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.cluster = Some(n),
+                None => return Err("cluster size must be a whole number ≥ 1"),
+            },
+            "days" => match parse_f64(v, 1e-3, 1e7) {
+                Some(d) => self.target_days = Some(d),
+                None => return Err("target days must be a number in 0.001–1e7"),
+            },
+            "batch" => match parse_u64(v, 1, 1 << 32) {
+                Some(n) => self.batch = Some(n),
+                None => return Err("batch must be a whole number ≥ 1"),
+            },
+            "keff" => match parse_f64(v, KEFF_RANGE.0, KEFF_RANGE.1) {
+                Some(x) => self.kernel_efficiency = x,
+                None => return Err("kernel efficiency must be in 0.05–1"),
+            },
+            "act" => match ActivationModel::parse(v) {
+                Ok(a) => self.activation = a,
+                Err(_) => return Err("unknown activation model"),
+            },
+            "cmp" => match Comparison::ALL
+                .into_iter()
+                .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
+            {
+                Some(c) => self.compare = c,
+                None => return Err("unknown schedule comparison"),
+            },
+            "embed" => match EmbedView::ALL
+                .into_iter()
+                .find(|e| e.name().eq_ignore_ascii_case(v.trim()))
+            {
+                Some(e) => self.embed = Some(e),
+                None => return Err("unknown embedded view (planner, schedule, scaling)"),
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The query string (without `?`), listing only non-default values.
+    #[must_use]
+    pub fn to_query(&self) -> String {
+        let d = Self::default();
+        let mut q = String::new();
+        let mut put = |k: &str, v: &dyn fmt::Display| {
+            if !q.is_empty() {
+                q.push('&');
+            }
+            let _ = write!(q, "{k}={v}");
+        };
+        match self.model {
+            ModelChoice::Preset(n) => put("model", &n),
+            ModelChoice::X(x) => put("model", &format_args!("x{x}")),
+            ModelChoice::Custom {
+                seq_len,
+                heads,
+                head_size,
+                layers,
+                ffn,
+                kv_heads,
+                vocab,
+                gated,
+            } => {
+                put("model", &"custom");
+                put("seq", &seq_len);
+                put("heads", &heads);
+                put("head", &head_size);
+                put("layers", &layers);
+                if let Some(f) = ffn {
+                    put("ffn", &f);
+                }
+                if let Some(k) = kv_heads {
+                    put("kv", &k);
+                }
+                if let Some(v) = vocab {
+                    put("vocab", &v);
+                }
+                if gated {
+                    put("gated", &1);
+                }
+            }
+        }
+        if self.gpu.name != d.gpu.name {
+            put("gpu", &self.gpu.name);
+        }
+        if self.node != d.node {
+            match self.node {
+                Some(n) => put("node", &n),
+                None => put("node", &"none"),
+            }
+        }
+        if self.network != d.network {
+            put("net", &self.network.name());
+        }
+        if self.method != d.method {
+            put("method", &self.method.name());
+        }
+        if self.parallelism != d.parallelism {
+            // `+` would read as a space: escape it.
+            put("par", &self.parallelism.name().replace('+', "%2B"));
+        }
+        if let Some(g) = self.max_gpus {
+            put("gpus", &g);
+        }
+        if let Some(g) = self.cluster {
+            put("cluster", &g);
+        }
+        if let Some(days) = self.target_days {
+            put("days", &days);
+        }
+        if let Some(b) = self.batch {
+            put("batch", &b);
+        }
+        if self.kernel_efficiency != d.kernel_efficiency {
+            put("keff", &self.kernel_efficiency);
+        }
+        if self.activation != d.activation {
+            put("act", &self.activation.name());
+        }
+        if self.compare != d.compare {
+            put("cmp", &self.compare.name());
+        }
+        if let Some(e) = self.embed {
+            put("embed", &e.name());
+        }
+        q
+    }
+}
+
+/// The page's state serializes as its URL query (`"model=gpt-3&node=8"`),
+/// the form users share; reading one back refuses any value the page
+/// would have corrected, naming it.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Inputs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_query())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Inputs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let query = <String as serde::Deserialize>::deserialize(d)?;
+        let (inputs, notices) = Self::from_query(&query);
+        match notices.first() {
+            None => Ok(inputs),
+            Some(n) => Err(serde::de::Error::custom(n)),
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Inputs {
+    fn schema_name() -> alloc::borrow::Cow<'static, str> {
+        "Inputs".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "The page's inputs as its URL query (keys in the README), e.g. `model=gpt-3&node=8`."
+        })
+    }
+}
