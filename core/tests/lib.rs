@@ -1,6 +1,8 @@
 //! plan3d-core's integration tests, one binary.
 
 mod golden;
+#[cfg(feature = "alloc")]
+mod page;
 mod props;
 #[cfg(feature = "alloc")]
 mod schedule;

@@ -1,5 +1,6 @@
 //! `cargo xtask setup | build | serve | test`: the project's own commands,
-//! the same on a developer's machine and in CI.
+//! the same on a developer's machine and in CI. One file on purpose: the
+//! steps read in the order they run (setup, build, test, bench, fuzz).
 //!
 //! * `setup` installs what is missing, at pinned versions, from the package
 //!   registries only (crates.io, npm, Debian), and skips what is already

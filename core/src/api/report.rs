@@ -5,6 +5,10 @@
 //!
 //! Every quantity is a plain number in the unit its name or doc says:
 //! bytes, bytes/s, flop, flop/s, days, seconds or a fraction.
+//!
+//! One file on purpose (over 600 lines): it is the public schema, every
+//! answer's fields in one place, read top to bottom beside the README's
+//! tables.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;

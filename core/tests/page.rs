@@ -1,0 +1,219 @@
+//! The page's inputs as people type them and what the page shows for
+//! them: notices that say what is used instead, fields parsed as the URL
+//! is, corrections in words, the plan shown (the best found), the node size
+//! that follows the GPU, the size slider, an exact cluster, custom shapes.
+
+use plan3d_core::{
+    planner::{self, outputs},
+    state::{Inputs, ModelChoice},
+};
+
+/// A value the page does not use is named with what it uses instead.
+#[test]
+fn notices_say_what_is_used_instead() {
+    let (_, n) = Inputs::from_query("gpus=-5&gpu=h900&node=99&batch=0&keff=3");
+    let text: Vec<String> = n.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        [
+            "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using no GPU budget",
+            "ignored gpu=h900: unknown GPU; using a100-80gb",
+            "ignored node=99: node size must be 1–72 or none; using 16 GPUs per node",
+            "ignored batch=0: batch must be a whole number ≥ 1; using the critical batch",
+            "ignored keff=3: kernel efficiency must be in 0.05–1; using 1",
+        ]
+    );
+}
+
+/// The page's fields parse as the URL does: a bad value changes nothing
+/// and says so; an empty optional field clears it.
+#[test]
+fn fields_parse_like_the_url() {
+    let (mut i, _) = Inputs::from_query("gpus=512");
+    let n = i.set_field("gpus", "-5").unwrap_err();
+    assert_eq!(i.max_gpus, Some(512));
+    assert_eq!(
+        n.to_string(),
+        "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using 512 GPUs"
+    );
+    i.set_field("gpus", " 64 ").unwrap();
+    assert_eq!(i.max_gpus, Some(64));
+    i.set_field("gpus", "").unwrap();
+    assert_eq!(i.max_gpus, None);
+    assert!(i.set_field("days", "nan").is_err());
+    assert!(i.set_field("heads", "8").is_err(), "not a custom model");
+    let (mut c, _) = Inputs::from_query("model=custom&seq=2048&heads=16&head=64&layers=24");
+    c.set_field("layers", "48").unwrap();
+    assert_eq!(c.described("layers"), "48");
+    let n = c.set_field("heads", "0").unwrap_err();
+    assert!(n.to_string().ends_with("using 16"), "{n}");
+}
+
+/// A batch limit above the critical batch is said to be the critical batch
+/// (X160: b_c = 573 · (12 · 160⁵)^{1/3} / 2560 = 2416.7, eq. 2).
+#[test]
+fn a_batch_above_the_critical_batch_is_corrected_in_words() {
+    let (i, _) = Inputs::from_query("model=x160&batch=9113");
+    let o = outputs(&i).unwrap();
+    let c = planner::corrections(&i, &o);
+    assert_eq!(
+        c.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "ignored batch=9113: above this model's critical batch (eq. 2): past it, more \
+          sequences per step only add work; using the critical batch, 2416 sequences"
+        ]
+    );
+    let (j, _) = Inputs::from_query("model=x160&batch=1000");
+    assert!(planner::corrections(&j, &outputs(&j).unwrap()).is_empty());
+}
+
+/// The plan shown in detail is the best one found: the search's when the
+/// rules fall behind or have none, the rules' when they reach it.
+#[test]
+fn the_shown_plan_is_the_best_found() {
+    use plan3d_core::planner::{shown, RulesVersus, Standing};
+    let case = |q: &str| {
+        let (i, _) = Inputs::from_query(q);
+        let o = outputs(&i).unwrap();
+        let opt = planner::optimum(&i);
+        (
+            shown(&o, i.method, Some(&opt)),
+            shown(&o, i.method, None),
+            opt,
+        )
+    };
+    // X160 (Table 6.1): the rules find the optimum.
+    let (s, _, _) = case("model=x160");
+    let s = s.unwrap();
+    assert!(!s.searched && s.rules == RulesVersus::Same);
+    assert_eq!(s.plan.evaluation.gpus, 38_640);
+    // GPT-3 within 1024 GPUs: the rules are 13 % slower than the search.
+    let (s, before, opt) = case("model=gpt-3&gpus=1024");
+    let s = s.unwrap();
+    assert!(s.searched);
+    assert_eq!(s.plan, opt.unwrap().best);
+    match s.rules {
+        RulesVersus::Behind(Standing::Slower(x)) => assert!((x - 1.133).abs() < 0.001, "{x}"),
+        r => panic!("{r:?}"),
+    }
+    // Before the search answers, the rules' plan is shown.
+    let before = before.unwrap();
+    assert!(!before.searched && before.rules == RulesVersus::Pending);
+    // The best plan found is of another method: said, not "confirmed".
+    let (s, _, opt) = case("model=llama-3.1-405b&gpu=h100-sxm&node=8&gpus=16384");
+    let s = s.unwrap();
+    assert_eq!(
+        opt.unwrap().best.method,
+        plan3d_core::Method::ImprovedUnpartitioned
+    );
+    assert!(
+        matches!(s.rules, RulesVersus::OtherMethod(plan3d_core::Method::ImprovedUnpartitioned, Standing::Slower(x)) if x > 1.0),
+        "{:?}",
+        s.rules
+    );
+    // With selective recomputation the rules have no plan for improved; the
+    // search has one (the headline was blank).
+    let (s, before, _) = case("model=gpt-3&gpus=1024&act=selective");
+    let s = s.unwrap();
+    assert!(matches!(s.rules, RulesVersus::NoPlan(_)));
+    assert!(s.plan.evaluation.gpus <= 1024);
+    assert!(before.is_none());
+    // No plan at all: the advice names what to change.
+    let (i, _) = Inputs::from_query("model=x1000");
+    let o = outputs(&i).unwrap();
+    let err = o.plans.iter().find_map(|(_, p)| p.as_ref().err()).unwrap();
+    assert!(planner::advice(err, &i).contains("more memory"));
+}
+
+/// Choosing an H100 on the page brings its 8-GPU node: no more tensor
+/// degree 15 for 128 heads in a 16-GPU "node" of H100s.
+#[test]
+fn the_node_size_follows_the_gpu_chosen() {
+    let (mut i, _) = Inputs::from_query("model=llama-3.1-405b");
+    i.choose_gpu(plan3d_core::hardware::H100_SXM);
+    assert_eq!(i.node, Some(8));
+    assert_eq!(i.to_query(), "model=llama-3.1-405b&gpu=h100-sxm&node=8");
+    let o = outputs(&i).unwrap();
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert!(p.evaluation.config.tensor <= 8);
+        }
+    }
+    i.choose_gpu(plan3d_core::hardware::A100_80GB);
+    assert_eq!(i.node, Some(16));
+    let (mut j, _) = Inputs::from_query("node=none");
+    j.choose_gpu(plan3d_core::hardware::H100_SXM);
+    assert_eq!(j.node, None, "no limit stays");
+    // An old link keeps its meaning.
+    let (k, _) = Inputs::from_query("gpu=h100-sxm");
+    assert_eq!(k.node, Some(16));
+}
+
+/// The size slider scales the X family; leaving a preset is said in words.
+#[test]
+fn the_size_slider_says_when_it_leaves_a_preset() {
+    let (mut i, _) = Inputs::from_query("model=gpt-3");
+    let n = i.slide_size(1e12).unwrap();
+    // x = (10¹² / 12)^{1/5} = 152.8, the nearest even 152.
+    assert_eq!(i.model, ModelChoice::X(152));
+    assert_eq!(
+        n.to_string(),
+        "ignored model=gpt-3: the size slider scales the paper's X[x] family (eq. 1); using X152"
+    );
+    assert!(
+        i.slide_size(2e12).is_none(),
+        "within the family, nothing to say"
+    );
+}
+
+/// An exact cluster size: the best plan found uses exactly that many GPUs,
+/// the rules at most.
+#[test]
+fn an_exact_cluster_size_is_used_exactly() {
+    let (i, n) = Inputs::from_query("model=gpt-3&cluster=1000");
+    assert!(n.is_empty());
+    assert_eq!(i.to_query(), "model=gpt-3&cluster=1000");
+    let o = outputs(&i).unwrap();
+    assert_eq!(planner::optimum(&i).unwrap().best.evaluation.gpus, 1000);
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert!(p.evaluation.gpus <= 1000);
+        }
+    }
+}
+
+/// A custom shape carries a feed-forward size, key/value heads, a
+/// vocabulary and a gated MLP: a Llama-3.1-8B-like shape from the URL counts
+/// its published 8.03 B parameters, and switching a preset to custom keeps
+/// them.
+#[test]
+fn custom_shapes_carry_ffn_kv_heads_vocab_and_gating() {
+    let q = "model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1";
+    let (i, n) = Inputs::from_query(q);
+    assert!(n.is_empty(), "{n:?}");
+    assert_eq!(i.to_query(), q);
+    let m = i.model.shape().unwrap();
+    assert!(
+        (m.params_exact() / 8.03e9 - 1.0).abs() < 0.005,
+        "{}",
+        m.params_exact()
+    );
+    let from = ModelChoice::custom_from(&plan3d_core::model::LLAMA_3_1_8B)
+        .shape()
+        .unwrap();
+    assert_eq!(
+        (from.ffn, from.kv_heads, from.vocab, from.gated_mlp),
+        (14_336, 8, Some(128_256), true)
+    );
+    // Fields edit it, and an emptied optional field clears.
+    let (mut c, _) = Inputs::from_query(q);
+    c.set_field("kv", "4").unwrap();
+    c.set_field("ffn", "").unwrap();
+    assert_eq!(c.described("ffn"), "4 × width");
+    assert!(
+        c.set_field("kv", "5").is_err(),
+        "5 does not divide 32 heads"
+    );
+    c.set_field("gated", "0").unwrap();
+    assert!(!c.model.shape().unwrap().gated_mlp);
+}
