@@ -245,6 +245,7 @@ impl Link {
 
 /// A cluster: a GPU, its node size and the network between nodes.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Hardware {
     /// The GPU.
     pub gpu: Gpu,

@@ -38,8 +38,10 @@
 //!   `thumbv7m-none-eabi`), and all float math goes through `libm`, so every
 //!   target gives the same numbers.
 //! * `serde` (default): `Serialize` and `Deserialize` on [`api`]'s requests
-//!   and reports, and the JSON exports (implies `alloc`, works without
-//!   `std`).
+//!   and reports, the JSON exports, the page's state (as its query), and
+//!   core's inputs: shapes, configurations, constraints, hardware (a GPU by
+//!   its preset name and figures), the named choices by their CLI names
+//!   (implies `alloc`, works without `std`).
 //! * `schema`: a JSON schema of them through `schemars` (implies `std`).
 #![no_std]
 #![deny(missing_docs)]
@@ -66,6 +68,8 @@ pub mod planner;
 pub mod schedule;
 #[cfg(feature = "alloc")]
 pub mod search;
+#[cfg(feature = "serde")]
+mod serde_impls;
 #[cfg(feature = "alloc")]
 pub mod state;
 pub mod units;

@@ -10,6 +10,7 @@ use crate::math;
 /// Plain data: the fields are knobs, checked by [`ModelShape::validate`]
 /// (every public function that takes a shape calls it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ModelShape {
     /// Sequence length d_s, in tokens.
     pub seq_len: u32,

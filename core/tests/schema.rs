@@ -247,3 +247,99 @@ fn requests_take_the_clis_defaults() {
     let e = api::evaluate(&e).unwrap();
     assert!((e.days - 6.8).abs() < 0.05);
 }
+
+/// core's own inputs round-trip too: shapes, configurations, constraints,
+/// hardware (a GPU by its preset name and figures), and the named choices
+/// by their CLI names.
+mod core_types {
+    use super::round_trip;
+    use plan3d_core::{
+        hardware::{self, Hardware, Network},
+        schedule::ScheduleKind,
+        search::{Constraints, Parallelism},
+        units::Bytes,
+        ActivationModel, Config, Method, ModelShape,
+    };
+    use proptest::prelude::*;
+
+    fn shape() -> impl Strategy<Value = ModelShape> {
+        (
+            (1u32..70_000, 1u32..3_000, 1u32..3_000, 1u32..4_000),
+            (1u32..100_000, 1u32..64, any::<bool>(), any::<bool>()),
+            (proptest::option::of(1u32..300_000), any::<bool>()),
+        )
+            .prop_map(
+                |((seq_len, heads, head_size, layers), (ffn, kv, g, b), (vocab, tied))| {
+                    ModelShape {
+                        seq_len,
+                        heads,
+                        head_size,
+                        kv_heads: kv,
+                        layers,
+                        ffn,
+                        gated_mlp: g,
+                        biases: b,
+                        vocab,
+                        tied_embeddings: tied,
+                    }
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn shapes_configs_constraints_hardware(
+            m in shape(),
+            (method, act, par, net) in (0usize..4, 0usize..4, 0usize..6, 0usize..5),
+            (data, pipe, tensor, mb, nmu, offload) in (1u32..9999, 1u32..999, 1u32..99, 1u32..99, 1u32..9999, any::<bool>()),
+            (max_gpus, exact, t, days, batch, floor) in (
+                proptest::option::of(1u64..1 << 32),
+                proptest::option::of(1u64..1 << 32),
+                proptest::option::of(1u32..64),
+                proptest::option::of(0.001f64..1e7),
+                proptest::option::of(1u64..100_000),
+                0.0f64..1.0,
+            ),
+            (g, node, keff, mem) in (0usize..5, proptest::option::of(1u32..72), 0.05f64..1.0, proptest::option::of(1.0f64..400.0)),
+        ) {
+            round_trip(&m);
+            let a = ActivationModel::ALL[act];
+            round_trip(&Config { method: Method::ALL[method], data, pipe, tensor, micro_batch: mb, micro_batches: nmu, offload, activation: a });
+            round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a });
+            let mut gpu = hardware::GPUS[g];
+            if let Some(gib) = mem {
+                gpu.memory = Bytes::from_gib(gib);
+            }
+            round_trip(&Hardware { gpu, node_size: node, network: Network::ALL[net], kernel_efficiency: keff });
+            round_trip(&Parallelism::ALL[par]);
+        }
+    }
+
+    #[test]
+    fn named_choices_are_their_cli_names() {
+        assert_eq!(
+            serde_json::to_string(&Method::ImprovedUnpartitioned).unwrap(),
+            "\"improved-unpartitioned\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Parallelism::DataPipe).unwrap(),
+            "\"data+pipe\""
+        );
+        for k in ScheduleKind::ALL {
+            round_trip(&k);
+        }
+        let e = serde_json::from_str::<Method>("\"fastest\"").unwrap_err();
+        assert!(e.to_string().contains("'fastest'"), "{e}");
+        let hw = serde_json::to_value(Hardware::default()).unwrap();
+        assert_eq!(hw["gpu"]["name"], "a100-80gb");
+        assert_eq!(hw["network"], "infiniband");
+        let mut bad = hw.clone();
+        bad["gpu"]["name"] = "h900".into();
+        assert!(
+            serde_json::from_value::<Hardware>(bad).is_err(),
+            "a GPU must name a preset"
+        );
+    }
+}

@@ -89,6 +89,7 @@ impl Method {
 /// A training configuration: degrees n_b, n_l, n_a, micro-batch b_µ,
 /// micro-batch count n_µ, offload. The batch is b = n_b · n_µ · b_µ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Config {
     /// Method.
     pub method: Method,

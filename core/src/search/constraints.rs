@@ -82,6 +82,7 @@ impl Parallelism {
 
 /// What a user constrains.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Constraints {
     /// At most this many GPUs.
     pub max_gpus: Option<u64>,
