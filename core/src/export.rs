@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::api::report::ModelReport;
+use crate::api::report::{ModelReport, SweepRowReport};
 use crate::cost::{Evaluation, Method};
 use crate::planner::Outputs;
 use crate::search::{SearchResult, SweepRow};
@@ -155,31 +155,19 @@ impl PlansExport {
     }
 }
 
-/// One row of the sweep export.
+/// One row of the sweep export: a method's row of the sweep, with the
+/// fields of `plan3d sweep --json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepExportRow {
     /// The method.
     pub method: String,
-    /// Parameters.
-    pub params: f64,
-    /// Layers.
-    pub layers: u32,
-    /// Width.
-    pub d_model: u64,
-    /// GPUs.
-    pub gpus: Option<u64>,
-    /// Training time, days.
-    pub days: Option<f64>,
-    /// Efficiency, a fraction.
-    pub efficiency: Option<f64>,
-    /// Offloaded.
-    pub offload: Option<bool>,
-    /// Why this size has no plan.
-    pub error: Option<String>,
+    /// The size and its plan.
+    #[serde(flatten)]
+    pub row: SweepRowReport,
 }
 
-/// Columns of the sweep export: the fields of [`SweepExportRow`].
+/// Columns of the sweep CSV (of the fields of [`SweepExportRow`]).
 pub const SWEEP_COLUMNS: [&str; 9] = [
     "method",
     "params",
@@ -209,19 +197,9 @@ impl SweepExport {
         let rows = rows
             .iter()
             .flat_map(|(m, rs)| {
-                rs.iter().map(move |r| {
-                    let e = r.plan.as_ref().ok().map(|p| &p.evaluation);
-                    SweepExportRow {
-                        method: m.name().to_string(),
-                        params: r.params,
-                        layers: r.model.layers,
-                        d_model: r.model.width(),
-                        gpus: e.map(|e| e.gpus),
-                        days: e.map(|e| e.time.days()),
-                        efficiency: e.map(|e| e.efficiency),
-                        offload: e.map(|e| e.config.offload),
-                        error: r.plan.as_ref().err().map(ToString::to_string),
-                    }
+                rs.iter().map(move |r| SweepExportRow {
+                    method: m.name().to_string(),
+                    row: SweepRowReport::from(r),
                 })
             })
             .collect();

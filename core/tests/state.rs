@@ -4,7 +4,9 @@ use plan3d_core::{
     hardware,
     planner::{self, comparison, needs, outputs, plan_schedule, scaling},
     search::Parallelism,
-    state::{read_scenario, Comparison, EmbedView, Inputs, ModelChoice, SCENARIO_PREFIX},
+    state::{
+        read_scenario, Comparison, CustomShape, EmbedView, Inputs, ModelChoice, SCENARIO_PREFIX,
+    },
     ActivationModel, Error, Method, Network,
 };
 use proptest::prelude::*;
@@ -25,7 +27,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
             )
                 .prop_map(
                     |((seq_len, heads, head_size, layers), (ffn, kv, vocab, gated))| {
-                        ModelChoice::Custom {
+                        ModelChoice::Custom(CustomShape {
                             seq_len,
                             heads,
                             head_size,
@@ -35,7 +37,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                             kv_heads: kv.map(|k| if heads % k == 0 { k } else { 1 }),
                             vocab,
                             gated,
-                        }
+                        })
                     }
                 ),
         ]),
@@ -306,7 +308,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
     assert!(cases > 20, "{cases} pipelined cases");
     // A custom model of a million layers: no schedule fits the page.
     let i = Inputs {
-        model: ModelChoice::Custom {
+        model: ModelChoice::Custom(CustomShape {
             seq_len: 2048,
             heads: 16,
             head_size: 64,
@@ -315,7 +317,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
             kv_heads: None,
             vocab: None,
             gated: false,
-        },
+        }),
         method: Method::Baseline,
         parallelism: Parallelism::Data,
         ..Inputs::default()

@@ -62,14 +62,14 @@ pub fn Controls(
     let model_value = move || match inputs.with(|i| i.model) {
         ModelChoice::Preset(n) => n.to_string(),
         ModelChoice::X(x) => format!("x{x}"),
-        ModelChoice::Custom { .. } => "custom".into(),
+        ModelChoice::Custom(_) => "custom".into(),
     };
     let params_log = move || {
         inputs
             .with(|i| i.model.shape().map(|m| m.params().log10()))
             .unwrap_or(12.0)
     };
-    let custom = move || matches!(inputs.with(|i| i.model), ModelChoice::Custom { .. });
+    let custom = move || matches!(inputs.with(|i| i.model), ModelChoice::Custom(_));
     let shape = move || inputs.with(|i| i.model.shape().ok());
     let x_options = [8u32, 32, 64, 108, 160, 200, 320, 600];
 
@@ -132,15 +132,7 @@ pub fn Controls(
                                 // optional one is empty when it takes its default.
                                 let get = move || {
                                     inputs.with(|i| match i.model {
-                                        ModelChoice::Custom { seq_len, heads, head_size, layers, ffn, kv_heads, vocab, .. } => match key {
-                                            "seq" => Some(seq_len),
-                                            "heads" => Some(heads),
-                                            "head" => Some(head_size),
-                                            "layers" => Some(layers),
-                                            "ffn" => ffn,
-                                            "kv" => kv_heads,
-                                            _ => vocab,
-                                        },
+                                        ModelChoice::Custom(c) => c.get(key),
                                         _ => None,
                                     })
                                 };
@@ -153,7 +145,7 @@ pub fn Controls(
                                 view! {
                                     <label>{label}
                                         <input type="number" min="1" data-testid=format!("custom-{key}") placeholder=placeholder
-                                            prop:value=move || get().map(|v| v.to_string()).unwrap_or_default()
+                                            prop:value=move || get().unwrap_or_default()
                                             on:input=move |e| typed(key, event_target_value(&e))
                                             on:change=move |e| committed(key, event_target_value(&e)) />
                                     </label>
@@ -162,7 +154,7 @@ pub fn Controls(
                             .collect_view()}
                         <label class="p3-check">
                             <input type="checkbox" data-testid="custom-gated"
-                                prop:checked=move || inputs.with(|i| matches!(i.model, ModelChoice::Custom { gated: true, .. }))
+                                prop:checked=move || inputs.with(|i| matches!(i.model, ModelChoice::Custom(c) if c.gated))
                                 on:change=move |e| committed("gated", if event_target_checked(&e) { "1".into() } else { "0".into() }) />
                             " gated MLP (SwiGLU)"
                         </label>

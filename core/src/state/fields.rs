@@ -4,8 +4,6 @@
 
 use alloc::string::String;
 
-use super::query::parse_bool;
-use super::query::parse_u64;
 use super::{sanitize, Inputs, ModelChoice, Notice};
 use crate::hardware::Gpu;
 
@@ -43,56 +41,13 @@ impl Inputs {
     }
 
     fn set_custom(&mut self, key: &str, v: &str) -> Result<(), &'static str> {
-        let ModelChoice::Custom {
-            mut seq_len,
-            mut heads,
-            mut head_size,
-            mut layers,
-            mut ffn,
-            mut kv_heads,
-            mut vocab,
-            mut gated,
-        } = self.model
-        else {
+        let ModelChoice::Custom(mut c) = self.model else {
             return Err("the model is not a custom shape");
         };
-        let number = || {
-            parse_u64(v, 1, 1 << 26)
-                .map(|x| x as u32)
-                .ok_or("not a whole number in 1–67108864")
-        };
-        // The optional ones clear when emptied.
-        let optional = || {
-            if v.is_empty() {
-                Ok(None)
-            } else {
-                number().map(Some)
-            }
-        };
-        match key {
-            "seq" => seq_len = number()?,
-            "heads" => heads = number()?,
-            "head" => head_size = number()?,
-            "layers" => layers = number()?,
-            "ffn" => ffn = optional()?,
-            "kv" => kv_heads = optional()?,
-            "vocab" => vocab = optional()?,
-            "gated" => gated = parse_bool(v).ok_or("gated must be 1 or 0")?,
-            _ => return Err("not a field of the custom shape"),
-        }
-        let next = ModelChoice::Custom {
-            seq_len,
-            heads,
-            head_size,
-            layers,
-            ffn,
-            kv_heads,
-            vocab,
-            gated,
-        };
-        next.shape()
+        c.set(key, v)?;
+        c.shape()
             .map_err(|_| "the custom shape would be out of bounds")?;
-        self.model = next;
+        self.model = ModelChoice::Custom(c);
         Ok(())
     }
 
@@ -104,7 +59,7 @@ impl Inputs {
         self.model = ModelChoice::X(Self::x_for_params(params));
         match before {
             ModelChoice::X(_) => None,
-            ModelChoice::Preset(_) | ModelChoice::Custom { .. } => Some(Notice {
+            ModelChoice::Preset(_) | ModelChoice::Custom(_) => Some(Notice {
                 key: String::from("model"),
                 value: match before {
                     ModelChoice::Preset(n) => String::from(n),
@@ -131,39 +86,24 @@ impl Inputs {
     /// The value of a key in words, as a notice says what is used.
     #[must_use]
     pub fn described(&self, key: &str) -> String {
-        let custom = |i: usize| match self.model {
-            ModelChoice::Custom {
-                seq_len,
-                heads,
-                head_size,
-                layers,
-                ffn,
-                kv_heads,
-                vocab,
-                gated,
-            } => match i {
-                0..=3 => alloc::format!("{}", [seq_len, heads, head_size, layers][i]),
-                4 => ffn.map_or(String::from("4 × width"), |f| alloc::format!("{f}")),
-                5 => kv_heads.map_or(String::from("one per head"), |k| alloc::format!("{k}")),
-                6 => vocab.map_or(String::from("no vocabulary"), |v| alloc::format!("{v}")),
-                _ => String::from(if gated { "gated" } else { "not gated" }),
-            },
+        let custom = |k: &str| match self.model {
+            ModelChoice::Custom(c) => c.described(k),
             _ => String::from("the model's"),
         };
         match key {
             "model" => match self.model {
                 ModelChoice::Preset(n) => String::from(n),
                 ModelChoice::X(x) => alloc::format!("X{x}"),
-                ModelChoice::Custom { .. } => String::from("the custom shape"),
+                ModelChoice::Custom(_) => String::from("the custom shape"),
             },
-            "seq" => custom(0),
-            "heads" => custom(1),
-            "head" => custom(2),
-            "layers" => custom(3),
-            "ffn" => custom(4),
-            "kv" => custom(5),
-            "vocab" => custom(6),
-            "gated" => custom(7),
+            "seq" => custom("seq"),
+            "heads" => custom("heads"),
+            "head" => custom("head"),
+            "layers" => custom("layers"),
+            "ffn" => custom("ffn"),
+            "kv" => custom("kv"),
+            "vocab" => custom("vocab"),
+            "gated" => custom("gated"),
             "gpu" => String::from(self.gpu.name),
             "node" => self.node.map_or(String::from("no node limit"), |n| {
                 alloc::format!("{n} GPUs per node")

@@ -25,9 +25,12 @@
 //! Parsing never fails: a value that is malformed, out of range or unknown
 //! falls back to its default and yields a [`Notice`] for the page to show.
 
+mod custom;
 mod fields;
 mod query;
 mod scenario;
+
+pub use custom::{CustomShape, CUSTOM_KEYS};
 
 pub use scenario::{read_scenario, MAX_SCENARIO_NAME, SCENARIO_PREFIX};
 
@@ -47,28 +50,8 @@ pub enum ModelChoice {
     Preset(&'static str),
     /// X\[x\].
     X(u32),
-    /// A custom shape: sequence length, heads, head size, layers, and
-    /// optionally the feed-forward size, grouped-query key/value heads, a
-    /// vocabulary and a gated MLP.
-    Custom {
-        /// d_s.
-        seq_len: u32,
-        /// d_a.
-        heads: u32,
-        /// d_h.
-        head_size: u32,
-        /// d_l.
-        layers: u32,
-        /// Feed-forward size d_I; `None` for 4 × width.
-        ffn: Option<u32>,
-        /// Key/value heads (grouped-query attention); `None` for `heads`.
-        kv_heads: Option<u32>,
-        /// Vocabulary, to count the embeddings (untied); `None` leaves them
-        /// out, as the paper's formulas do.
-        vocab: Option<u32>,
-        /// A gated (SwiGLU) feed-forward block: three matrices, not two.
-        gated: bool,
-    },
+    /// A custom shape.
+    Custom(CustomShape),
 }
 
 impl ModelChoice {
@@ -81,31 +64,7 @@ impl ModelChoice {
         match *self {
             Self::Preset(name) => model::preset(name),
             Self::X(x) => model::x_family(x),
-            Self::Custom {
-                seq_len,
-                heads,
-                head_size,
-                layers,
-                ffn,
-                kv_heads,
-                vocab,
-                gated,
-            } => {
-                let mut m = model::classic(seq_len, heads, head_size, layers);
-                if let Some(f) = ffn {
-                    m.ffn = f;
-                }
-                if let Some(k) = kv_heads {
-                    m.kv_heads = k;
-                }
-                if vocab.is_some() {
-                    m.vocab = vocab;
-                    m.tied_embeddings = false;
-                }
-                m.gated_mlp = gated;
-                m.validate()?;
-                Ok(m)
-            }
+            Self::Custom(c) => c.shape(),
         }
     }
 
@@ -113,16 +72,7 @@ impl ModelChoice {
     /// starting point when a user switches a model to custom).
     #[must_use]
     pub fn custom_from(m: &ModelShape) -> Self {
-        Self::Custom {
-            seq_len: m.seq_len,
-            heads: m.heads,
-            head_size: m.head_size,
-            layers: m.layers,
-            ffn: (u64::from(m.ffn) != 4 * m.width()).then_some(m.ffn),
-            kv_heads: (m.kv_heads != m.heads).then_some(m.kv_heads),
-            vocab: m.vocab,
-            gated: m.gated_mlp,
-        }
+        Self::Custom(CustomShape::from_shape(m))
     }
 }
 

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use core::fmt::{self, Write};
 
 use super::{
-    sanitize, Comparison, EmbedView, Inputs, ModelChoice, Notice, KEFF_RANGE, MAX_VALUE_LEN,
-    NODE_RANGE,
+    sanitize, Comparison, CustomShape, EmbedView, Inputs, ModelChoice, Notice, CUSTOM_KEYS,
+    KEFF_RANGE, MAX_VALUE_LEN, NODE_RANGE,
 };
 use crate::hardware::{self, Network};
 use crate::memory::ActivationModel;
@@ -50,9 +50,6 @@ pub(crate) fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
     v.parse::<u64>().ok().filter(|x| (min..=max).contains(x))
 }
 
-/// The custom shape's numeric URL keys, in the order the parser keeps them.
-const CUSTOM_KEYS: [&str; 7] = ["seq", "heads", "head", "layers", "ffn", "kv", "vocab"];
-
 pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     match v.trim() {
         "1" | "true" | "on" | "yes" => Some(true),
@@ -79,8 +76,8 @@ impl Inputs {
         let mut s = Self::default();
         let mut notices = Vec::new();
         let query = query.strip_prefix('?').unwrap_or(query);
-        let mut custom = [None::<u32>; 7];
-        let mut gated = None::<bool>;
+        // The custom shape's keys, applied once the model is known.
+        let mut custom: Vec<(String, String)> = Vec::new();
         let mut wants_custom = false;
         for pair in query.split('&').filter(|p| !p.is_empty()).take(64) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -113,17 +110,7 @@ impl Inputs {
                         }
                     }
                 }
-                "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" => {
-                    let i = CUSTOM_KEYS.iter().position(|x| *x == k).unwrap_or(0);
-                    match parse_u64(&v, 1, 1 << 26) {
-                        Some(x) => custom[i] = Some(x as u32),
-                        None => bad("not a whole number in 1–67108864"),
-                    }
-                }
-                "gated" => match parse_bool(&v) {
-                    Some(g) => gated = Some(g),
-                    None => bad("gated must be 1 or 0"),
-                },
+                key if CUSTOM_KEYS.contains(&key) => custom.push((k.clone(), v.clone())),
                 _ => {
                     if let Err(reason) = s.parse_value(&k, &v) {
                         bad(reason);
@@ -131,31 +118,23 @@ impl Inputs {
                 }
             }
         }
-        if wants_custom || gated.is_some() || custom.iter().any(Option::is_some) {
+        if wants_custom || !custom.is_empty() {
             let base = s
                 .model
                 .shape()
                 .unwrap_or(model::x_family(160).unwrap_or(model::BERT));
-            let ModelChoice::Custom {
-                ffn,
-                kv_heads,
-                vocab,
-                gated: base_gated,
-                ..
-            } = ModelChoice::custom_from(&base)
-            else {
-                unreachable!("custom_from builds a custom shape")
-            };
-            let choice = ModelChoice::Custom {
-                seq_len: custom[0].unwrap_or(base.seq_len),
-                heads: custom[1].unwrap_or(base.heads),
-                head_size: custom[2].unwrap_or(base.head_size),
-                layers: custom[3].unwrap_or(base.layers),
-                ffn: custom[4].or(ffn),
-                kv_heads: custom[5].or(kv_heads),
-                vocab: custom[6].or(vocab),
-                gated: gated.unwrap_or(base_gated),
-            };
+            let mut c = CustomShape::from_shape(&base);
+            for (k, v) in &custom {
+                if let Err(reason) = c.set(k, v) {
+                    notices.push(Notice {
+                        key: sanitize(k, 16),
+                        value: sanitize(v, 24),
+                        reason,
+                        used: String::new(),
+                    });
+                }
+            }
+            let choice = ModelChoice::Custom(c);
             match choice.shape() {
                 Ok(_) => s.model = choice,
                 Err(_) => notices.push(Notice {
@@ -264,32 +243,12 @@ impl Inputs {
         match self.model {
             ModelChoice::Preset(n) => put("model", &n),
             ModelChoice::X(x) => put("model", &format_args!("x{x}")),
-            ModelChoice::Custom {
-                seq_len,
-                heads,
-                head_size,
-                layers,
-                ffn,
-                kv_heads,
-                vocab,
-                gated,
-            } => {
+            ModelChoice::Custom(c) => {
                 put("model", &"custom");
-                put("seq", &seq_len);
-                put("heads", &heads);
-                put("head", &head_size);
-                put("layers", &layers);
-                if let Some(f) = ffn {
-                    put("ffn", &f);
-                }
-                if let Some(k) = kv_heads {
-                    put("kv", &k);
-                }
-                if let Some(v) = vocab {
-                    put("vocab", &v);
-                }
-                if gated {
-                    put("gated", &1);
+                for k in CUSTOM_KEYS {
+                    if let Some(v) = c.get(k) {
+                        put(k, &v);
+                    }
                 }
             }
         }
