@@ -226,12 +226,12 @@ pub fn Schedules(
             <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
             <p class="p3-legend" data-testid="timeline-legend">
-                <span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last) "
-                <span class="p3-swatch p3-swatch--bwd"></span>"backward (recomputation included) "
-                <span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction "
-                <span class="p3-swatch p3-swatch--restore"></span>"parameter restore "
-                <span class="p3-swatch p3-swatch--send"></span>"pipeline send "
-                <span class="p3-swatch p3-swatch--offload"></span>"CPU offload"
+                <span class="p3-key"><span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last)"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--bwd"></span>"backward (recomputation included)"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--restore"></span>"parameter restore"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--send"></span>"pipeline send"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--offload"></span>"CPU offload"</span>
             </p>
             <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>
