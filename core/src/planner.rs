@@ -169,6 +169,28 @@ pub enum Standing {
     MissesTarget,
 }
 
+impl Standing {
+    /// How much more the plan costs in the search's objective, as a
+    /// fraction: 0.13 for 13 % slower, or 13 % more GPUs.
+    #[must_use]
+    pub fn excess(self) -> f64 {
+        match self {
+            Self::Slower(x) | Self::MoreGpus(x) => x - 1.0,
+            Self::Optimal | Self::MissesTarget => 0.0,
+        }
+    }
+
+    /// How much the better plan saves, as a fraction of this one's cost:
+    /// 1 − 1/ratio (0.115 for a plan 13 % slower).
+    #[must_use]
+    pub fn saving(self) -> f64 {
+        match self {
+            Self::Slower(x) | Self::MoreGpus(x) => 1.0 - 1.0 / x,
+            Self::Optimal | Self::MissesTarget => 0.0,
+        }
+    }
+}
+
 /// Where `plan` stands against `optimum` under `constraints`.
 #[must_use]
 pub fn standing(plan: &Plan, optimum: &SearchResult, constraints: &Constraints) -> Standing {
@@ -201,9 +223,11 @@ pub fn standing(plan: &Plan, optimum: &SearchResult, constraints: &Constraints) 
 pub enum RulesVersus {
     /// The shown plan is the rules' own, and the search confirms it.
     Same,
-    /// The shown plan is the rules' own; the search has not answered yet
-    /// (or found no plan).
+    /// The shown plan is the rules' own; the search has not answered yet.
     Pending,
+    /// The shown plan is the rules' own; the search found no plan under
+    /// the constraints (an exact cluster the rules can only take as a cap).
+    SearchFailed(Error),
     /// The shown plan is the rules' own; the best plan found is of another
     /// method, and this plan stands so against it.
     OtherMethod(Method, Standing),
@@ -263,10 +287,11 @@ pub fn shown(
         }),
         (None, Ok(p)) => Some(own(
             p,
-            match optimum.and_then(|r| r.as_ref().ok()) {
-                Some(r) => {
+            match optimum {
+                Some(Ok(r)) => {
                     RulesVersus::OtherMethod(r.best.method, standing(&p, r, &out.constraints))
                 }
+                Some(Err(e)) => RulesVersus::SearchFailed(*e),
                 None => RulesVersus::Pending,
             },
         )),
@@ -274,23 +299,32 @@ pub fn shown(
     }
 }
 
-/// What to change when there is no plan, in words.
+/// What to change when there is no plan, in words, for `model`.
 #[must_use]
-pub fn advice(err: &Error, inputs: &Inputs) -> &'static str {
+pub fn advice(err: &Error, inputs: &Inputs, model: &ModelShape) -> alloc::string::String {
+    use alloc::string::String;
     match err {
-        Error::NoPlan { reason } if reason.contains("memory") => {
-            if inputs.node.is_some() {
+        Error::NoPlan { reason } if *reason == search::NO_PLAN_MEMORY => {
+            String::from(if inputs.node.is_some() {
                 "a GPU with more memory, a larger node or no node-size limit (wider tensor \
                  parallelism), or a method that partitions the state"
             } else {
                 "a GPU with more memory, or a method that partitions the state"
-            }
+            })
         }
-        Error::NoPlan { reason } if reason.contains("budget") => "a larger GPU budget",
-        Error::NoPlan { .. } => {
-            "fewer constraints: a larger GPU budget, a later target time or no batch limit"
+        Error::NoPlan { reason } if *reason == search::NO_PLAN_TENSOR_BUDGET => {
+            String::from("a larger GPU budget or a smaller tensor degree")
         }
-        _ => "other inputs (see the notice above)",
+        Error::NoPlan { .. } if inputs.cluster.is_some() => alloc::format!(
+            "a smaller cluster, or a GPU budget instead: a step holds at most the critical \
+             batch, {} sequences (eq. 2), and every pipeline needs at least as many \
+             micro-batches as stages, which caps how many GPUs one step keeps busy",
+            crate::math::floor(model.critical_batch())
+        ),
+        Error::NoPlan { .. } => String::from(
+            "fewer constraints: a larger GPU budget, a later target time or no batch limit",
+        ),
+        _ => String::from("other inputs (see the notice above)"),
     }
 }
 

@@ -122,7 +122,19 @@ fn the_shown_plan_is_the_best_found() {
     let (i, _) = Inputs::from_query("model=x1000");
     let o = outputs(&i).unwrap();
     let err = o.plans.iter().find_map(|(_, p)| p.as_ref().err()).unwrap();
-    assert!(planner::advice(err, &i).contains("more memory"));
+    assert!(planner::advice(err, &i, &o.model).contains("more memory"));
+    // An exact cluster wider than the critical batch can keep busy (Llama
+    // 3.1 405B on Meta's 16 384 H100s: b_c = 516.1 sequences, eq. 2): the
+    // search has no plan, the headline keeps the rules' capped plan and
+    // says why, and the advice names the critical batch.
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384");
+    let o = outputs(&i).unwrap();
+    let opt = planner::optimum(&i);
+    let err = opt.unwrap_err();
+    let s = shown(&o, i.method, Some(&opt)).unwrap();
+    assert_eq!(s.rules, RulesVersus::SearchFailed(err));
+    let a = planner::advice(&err, &i, &o.model);
+    assert!(a.contains("critical batch, 516 sequences"), "{a}");
 }
 
 /// Choosing an H100 on the page brings its 8-GPU node: no more tensor

@@ -93,13 +93,13 @@ pub fn Plans(
                         }
                     };
                     let note = match vs_rules {
-                        Some((m, planner::Standing::Slower(x))) => {
-                            format!("{searched}: {} are {} slower.", rules(m), fmt::pct(x - 1.0))
+                        Some((m, s @ planner::Standing::Slower(_))) => {
+                            format!("{searched}: {} are {} slower.", rules(m), fmt::pct(s.excess()))
                         }
-                        Some((m, planner::Standing::MoreGpus(x))) => format!(
+                        Some((m, s @ planner::Standing::MoreGpus(_))) => format!(
                             "{searched}: {} need {} more GPUs to meet the target time.",
                             rules(m),
-                            fmt::pct(x - 1.0)
+                            fmt::pct(s.excess())
                         ),
                         Some((m, planner::Standing::MissesTarget)) => {
                             format!("{searched}: {} miss the target time.", rules(m))
@@ -137,7 +137,12 @@ pub fn Plans(
         })?;
         let Some(s) = shown() else {
             let err = rules_err?;
-            let advice = inputs.with(|i| planner::advice(&err, i));
+            let advice = outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .map(|o| inputs.with(|i| planner::advice(&err, i, &o.model)))
+                    .unwrap_or_default()
+            });
             let tail = if searching {
                 " Searching every configuration…"
             } else {
@@ -162,15 +167,28 @@ pub fn Plans(
                 " (the paper's rules; searching every configuration…)".to_string()
             }
             planner::RulesVersus::Pending => " (the paper's rules)".to_string(),
-            planner::RulesVersus::OtherMethod(m, planner::Standing::Slower(x)) => format!(
+            planner::RulesVersus::SearchFailed(err) => {
+                let why = match err {
+                    plan3d_core::Error::NoPlan { reason } => reason.to_string(),
+                    e => e.to_string(),
+                };
+                let advice = outputs.with(|o| {
+                    (*o.0)
+                        .as_ref()
+                        .map(|o| inputs.with(|i| planner::advice(&err, i, &o.model)))
+                        .unwrap_or_default()
+                });
+                format!(" These are the paper's rules; the exhaustive search finds no plan ({why}). Try {advice}.")
+            }
+            planner::RulesVersus::OtherMethod(m, s @ planner::Standing::Slower(_)) => format!(
                 " The fastest plan found uses {}: {} faster.",
                 m.label(),
-                fmt::pct(1.0 - 1.0 / x)
+                fmt::pct(s.saving())
             ),
-            planner::RulesVersus::OtherMethod(m, planner::Standing::MoreGpus(x)) => format!(
+            planner::RulesVersus::OtherMethod(m, s @ planner::Standing::MoreGpus(_)) => format!(
                 " {} meets the target with {} fewer GPUs.",
                 m.label(),
-                fmt::pct(1.0 - 1.0 / x)
+                fmt::pct(s.saving())
             ),
             planner::RulesVersus::OtherMethod(m, planner::Standing::MissesTarget) => {
                 format!(" This misses the target time; {} meets it.", m.label())
@@ -178,12 +196,12 @@ pub fn Plans(
             planner::RulesVersus::OtherMethod(_, planner::Standing::Optimal) => {
                 " As fast as the best plan found.".to_string()
             }
-            planner::RulesVersus::Behind(planner::Standing::Slower(x)) => {
-                format!(" The paper's rules: {} slower.", fmt::pct(x - 1.0))
+            planner::RulesVersus::Behind(s @ planner::Standing::Slower(_)) => {
+                format!(" The paper's rules: {} slower.", fmt::pct(s.excess()))
             }
-            planner::RulesVersus::Behind(planner::Standing::MoreGpus(x)) => format!(
+            planner::RulesVersus::Behind(s @ planner::Standing::MoreGpus(_)) => format!(
                 " The paper's rules need {} more GPUs for the target time.",
-                fmt::pct(x - 1.0)
+                fmt::pct(s.excess())
             ),
             planner::RulesVersus::Behind(planner::Standing::MissesTarget) => {
                 " The paper's rules miss the target time.".to_string()

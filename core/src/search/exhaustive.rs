@@ -303,7 +303,7 @@ pub fn exhaustive(
         }
     }
     let best = best.ok_or(Error::NoPlan {
-        reason: "no configuration satisfies the constraints",
+        reason: crate::search::NO_PLAN_CONSTRAINTS,
     })?;
     let mut binding = Bindings::default();
     binding.push(if best.config.offload {

@@ -27,6 +27,15 @@ use crate::cost::Evaluation;
 use crate::cost::Method;
 
 pub use binding::{Binding, Bindings};
+
+/// Why the rules have no plan: the buffers and activations exceed the GPU
+/// memory even with offload.
+pub const NO_PLAN_MEMORY: &str =
+    "even with offload, the buffers and layer activations exceed the GPU memory";
+/// Why the rules have no plan: the tensor degree set is above the budget.
+pub const NO_PLAN_TENSOR_BUDGET: &str = "the tensor-parallel degree set is above the GPU budget";
+/// Why the exhaustive search has no plan.
+pub const NO_PLAN_CONSTRAINTS: &str = "no configuration satisfies the constraints";
 pub use constraints::{Constraints, Parallelism};
 pub use exhaustive::{exhaustive, SearchResult};
 pub use pareto::pareto;

@@ -103,7 +103,7 @@ fn tensor_degree(
         }
         if c.budget().is_some_and(|g| u64::from(t) > g) {
             return Err(Error::NoPlan {
-                reason: "the tensor-parallel degree set is above the GPU budget",
+                reason: crate::search::NO_PLAN_TENSOR_BUDGET,
             });
         }
         return Ok((t, Some(Binding::TensorFixed { tensor: t })));
@@ -470,6 +470,6 @@ pub fn rules(
         last = Some(e);
     }
     Err(Error::NoPlan {
-        reason: "even with offload, the buffers and layer activations exceed the GPU memory",
+        reason: crate::search::NO_PLAN_MEMORY,
     })
 }
