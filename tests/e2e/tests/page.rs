@@ -33,6 +33,11 @@ fn page_works_under_a_subpath() {
 fn phone_width_and_dark_mode() {
     let url = serve(dist(), "/");
     let b = Browser::start(390, 844);
+    // A desktop window cannot be narrower than ~500 px: emulate the phone.
+    b.cdp(
+        "Emulation.setDeviceMetricsOverride",
+        &json!({ "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": false }),
+    );
     b.cdp(
         "Emulation.setEmulatedMedia",
         &json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
@@ -101,6 +106,7 @@ fn phone_width_and_dark_mode() {
         .unwrap()
     };
     let narrow = width(&b);
+    b.cdp("Emulation.clearDeviceMetricsOverride", &json!({}));
     b.resize(1280, 900);
     std::thread::sleep(std::time::Duration::from_millis(400));
     check(&b);
@@ -158,7 +164,14 @@ fn no_plan_on_the_page_exceeds_the_gpu_budget() {
 fn phone_shows_the_answer_first_and_the_table_fits() {
     let url = serve(dist(), "/");
     let b = Browser::start(390, 844);
-    b.goto(&format!("{url}?model=gpt-3&gpus=1024"));
+    // A desktop window cannot be narrower than ~500 px: emulate the phone.
+    b.cdp(
+        "Emulation.setDeviceMetricsOverride",
+        &json!({ "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": false }),
+    );
+    b.goto(&format!(
+        "{url}?model=llama-3.1-405b&gpu=h100-sxm&node=8&gpus=16384"
+    ));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         std::time::Duration::from_secs(20),
@@ -175,6 +188,19 @@ fn phone_shows_the_answer_first_and_the_table_fits() {
         &[],
     );
     let f = |k: &str| layout[k].as_f64().unwrap();
+    let wide = b.exec(
+        // Wide tables other than the plans may scroll inside their card.
+        "return [...document.querySelectorAll('body *')]
+           .filter(e => !e.closest('.p3-scroll') || e.closest('.p3-answer'))
+           .filter(e => e.getBoundingClientRect().right > innerWidth + 0.5)
+           .slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+        &[],
+    );
+    assert_eq!(f("width"), 390.0, "{layout}");
+    assert!(
+        wide.as_array().unwrap().is_empty(),
+        "wider than the phone: {wide}"
+    );
     assert!(f("headline") < f("inputs"), "{layout}");
     assert!(
         f("overflow") <= 0.0,
