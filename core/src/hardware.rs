@@ -96,8 +96,19 @@ pub const B200: Gpu = Gpu {
     default_node_size: 8,
 };
 
+/// NVIDIA GB200 in an NVL72 rack: a B200-class GPU (2.5 Pflop/s dense
+/// BF16, 186 GB at 8 TB/s) with NVLink 5 across 72 GPUs.
+pub const GB200: Gpu = Gpu {
+    name: "gb200",
+    peak: FlopPerSec(2500e12),
+    memory: Bytes(gb(186.0)),
+    memory_bandwidth: BytesPerSec(gb(8000.0)),
+    default_node_size: 72,
+    ..B200
+};
+
 /// Every GPU preset.
-pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H200, B200];
+pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H200, B200, GB200];
 
 /// Looks a GPU up by name, case-insensitive.
 ///
@@ -126,13 +137,20 @@ pub enum Network {
     Ethernet100,
     /// Ethernet, 400 Gb/s per GPU.
     Ethernet400,
+    /// InfiniBand XDR, 800 Gb/s per GPU (ConnectX-8).
+    InfiniBand800,
+    /// RDMA over converged Ethernet, 400 Gb/s per GPU (Spectrum-X, the
+    /// Llama 3 RoCE cluster).
+    Roce400,
 }
 
 impl Network {
     /// Every network, for menus.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 7] = [
         Self::InfiniBand200,
         Self::InfiniBand400,
+        Self::InfiniBand800,
+        Self::Roce400,
         Self::Ethernet25,
         Self::Ethernet100,
         Self::Ethernet400,
@@ -146,7 +164,8 @@ impl Network {
             Self::InfiniBand400 => gb(100.0),
             Self::Ethernet25 => gib(6.25),
             Self::Ethernet100 => gb(25.0),
-            Self::Ethernet400 => gb(100.0),
+            Self::Ethernet400 | Self::Roce400 => gb(100.0),
+            Self::InfiniBand800 => gb(200.0),
         })
     }
 
@@ -159,17 +178,37 @@ impl Network {
             Self::Ethernet25 => "ethernet",
             Self::Ethernet100 => "ethernet-100",
             Self::Ethernet400 => "ethernet-400",
+            Self::InfiniBand800 => "infiniband-800",
+            Self::Roce400 => "roce-400",
+        }
+    }
+
+    /// What a menu shows.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::InfiniBand200 => "InfiniBand 200 Gb/s per GPU",
+            Self::InfiniBand400 => "InfiniBand 400 Gb/s per GPU",
+            Self::InfiniBand800 => "InfiniBand 800 Gb/s per GPU",
+            Self::Roce400 => "RoCE 400 Gb/s per GPU",
+            Self::Ethernet25 => "Ethernet 25 Gb/s per GPU",
+            Self::Ethernet100 => "Ethernet 100 Gb/s per GPU",
+            Self::Ethernet400 => "Ethernet 400 Gb/s per GPU",
         }
     }
 
     /// Is it InfiniBand?
     #[must_use]
     pub fn is_infiniband(self) -> bool {
-        matches!(self, Self::InfiniBand200 | Self::InfiniBand400)
+        matches!(
+            self,
+            Self::InfiniBand200 | Self::InfiniBand400 | Self::InfiniBand800
+        )
     }
 
     /// Parses a name: `infiniband` (= `infiniband-200`), `infiniband-400`,
-    /// `ethernet` (= `ethernet-25`), `ethernet-100`, `ethernet-400`.
+    /// `infiniband-800`, `roce-400`, `ethernet` (= `ethernet-25`),
+    /// `ethernet-100`, `ethernet-400`.
     ///
     /// # Errors
     ///
@@ -187,6 +226,10 @@ impl Network {
             Self::Ethernet100
         } else if eq("ethernet-400") {
             Self::Ethernet400
+        } else if eq("infiniband-800") {
+            Self::InfiniBand800
+        } else if eq("roce-400") || eq("roce") {
+            Self::Roce400
         } else {
             return Err(Error::Unknown { what: "network" });
         })

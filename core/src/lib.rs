@@ -54,6 +54,8 @@ extern crate alloc;
 
 #[cfg(feature = "alloc")]
 pub mod api;
+#[cfg(feature = "serde")]
+pub mod calibration;
 pub mod cost;
 mod error;
 pub mod estimate;

@@ -10,6 +10,7 @@ use alloc::string::String;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::cost::assumptions::{AssumptionSet, Precision, Zero};
 use crate::cost::Method;
 use crate::hardware::{self, Gpu, Network};
 use crate::memory::ActivationModel;
@@ -34,7 +35,16 @@ macro_rules! by_name {
     )*};
 }
 
-by_name!(Method, ActivationModel, Parallelism, Network, ScheduleKind);
+by_name!(
+    Method,
+    ActivationModel,
+    Parallelism,
+    Network,
+    ScheduleKind,
+    Zero,
+    Precision,
+    AssumptionSet
+);
 
 /// A GPU's serde form.
 #[derive(Serialize, Deserialize)]

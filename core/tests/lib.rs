@@ -1,5 +1,7 @@
 //! plan3d-core's integration tests, one binary.
 
+#[cfg(feature = "serde")]
+mod calibration;
 mod golden;
 #[cfg(feature = "alloc")]
 mod page;

@@ -61,6 +61,7 @@ fn any_config() -> impl Strategy<Value = Config> {
                 micro_batches,
                 offload,
                 activation: ActivationModel::ALL[a],
+                ..Config::default()
             },
         )
 }

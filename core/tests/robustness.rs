@@ -126,6 +126,7 @@ fn cfg() -> impl Strategy<Value = Config> {
                 micro_batches,
                 offload,
                 activation: ActivationModel::ALL[a],
+                ..Config::default()
             },
         )
 }

@@ -306,7 +306,7 @@ mod core_types {
         ) {
             round_trip(&m);
             let a = ActivationModel::ALL[act];
-            round_trip(&Config { method: Method::ALL[method], data, pipe, tensor, micro_batch: mb, micro_batches: nmu, offload, activation: a });
+            round_trip(&Config { method: Method::ALL[method], data, pipe, tensor, micro_batch: mb, micro_batches: nmu, offload, activation: a, ..Config::default() });
             round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a });
             let mut gpu = hardware::GPUS[g];
             if let Some(gib) = mem {

@@ -205,14 +205,7 @@ pub fn Controls(
                         set(true, Box::new(move |i| if let Ok(n) = Network::parse(&v) { i.network = n }));
                     }>
                     {Network::ALL.iter().map(|n| {
-                        let label = match n {
-                            Network::InfiniBand200 => "InfiniBand 200 Gb/s per GPU",
-                            Network::InfiniBand400 => "InfiniBand 400 Gb/s per GPU",
-                            Network::Ethernet25 => "Ethernet 25 Gb/s per GPU",
-                            Network::Ethernet100 => "Ethernet 100 Gb/s per GPU",
-                            Network::Ethernet400 => "Ethernet 400 Gb/s per GPU",
-                        };
-                        view! { <option value=n.name()>{label}</option> }
+                        view! { <option value=n.name()>{n.label()}</option> }
                     }).collect_view()}
                 </select>
             </fieldset>

@@ -264,6 +264,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
         micro_batches: r.micro_batches,
         offload: r.offload,
         activation: activation(&r.activations)?,
+        ..Config::default()
     };
     if let Some(batch) = r.batch {
         if batch != cfg.batch() {

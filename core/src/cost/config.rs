@@ -1,6 +1,7 @@
 //! What is evaluated: the method and the configuration (degrees, micro-
 //! batches, offload), and the limits every entry point accepts.
 
+use crate::cost::assumptions::Zero;
 use crate::error::{check_count, Error};
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
@@ -105,8 +106,26 @@ pub struct Config {
     pub micro_batches: u32,
     /// Offload the training state and checkpoints to CPU memory.
     pub offload: bool,
-    /// How activations are kept.
+    /// How activations are kept (recomputation).
     pub activation: ActivationModel,
+    /// Virtual stages per pipeline device v (interleaved 1F1B, PTD-P
+    /// sec. 2.2.2); 1 for plain 1F1B. Read by the practice timing.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub virtual_stages: u32,
+    /// Sequence parallelism with tensor parallelism (Korthikanti et al.):
+    /// reduce-scatter/all-gather instead of all-reduce, the norms' and
+    /// dropouts' activations split over the tensor devices.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sequence_parallel: bool,
+    /// Optimizer-state sharding over the data-parallel devices (practice;
+    /// the paper's methods say it themselves: partitioned is ZeRO-3).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub zero: Zero,
+}
+
+#[cfg(feature = "serde")]
+fn one() -> u32 {
+    1
 }
 
 impl Default for Config {
@@ -120,6 +139,9 @@ impl Default for Config {
             micro_batches: 1,
             offload: false,
             activation: ActivationModel::Paper,
+            virtual_stages: 1,
+            sequence_parallel: false,
+            zero: Zero::None,
         }
     }
 }
@@ -169,6 +191,12 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             });
         }
     }
+    check_count(
+        "virtual stages",
+        cfg.virtual_stages.into(),
+        1,
+        (model.layers / cfg.pipe).max(1).into(),
+    )?;
     if cfg.method.layered() && cfg.pipe > 1 && cfg.micro_batches < cfg.pipe {
         return Err(Error::TooFewMicroBatches {
             micro_batches: cfg.micro_batches,

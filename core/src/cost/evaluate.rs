@@ -1,14 +1,18 @@
 //! All of the cost of one configuration: [`evaluate`].
 
+use crate::cost::assumptions::{AssumptionSet, Assumptions, Timing};
 use crate::cost::comm::{data_transfers, Transfer, TransferKind, Transfers};
 use crate::cost::config::{validate, Config};
+use crate::cost::memory::Stages;
 use crate::cost::memory::{memory_unchecked, MemoryBreakdown};
 use crate::cost::overheads::{bubble, head_imbalance, imbalance, Overheads};
+use crate::cost::step::{self, step_time, StepTime};
 use crate::cost::work;
 use crate::error::Error;
 use crate::hardware::{Hardware, Link};
+use crate::memory::ActivationModel;
 use crate::model::ModelShape;
-use crate::units::{Flop, Seconds};
+use crate::units::{Bytes, Flop, Seconds};
 
 /// Everything plan3d knows about one configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +44,27 @@ pub struct Evaluation {
     pub total_flops: Flop,
     /// Training time.
     pub time: Seconds,
+    /// The named setting of the knobs evaluated with.
+    pub assumptions: AssumptionSet,
+    /// One training step.
+    pub step: Seconds,
+    /// Tokens trained per second, b·d_s/step.
+    pub tokens_per_second: f64,
+    /// Training tokens of the run.
+    pub tokens: f64,
+    /// Model flops of a step (the MFU count: 6 per token and parameter for
+    /// the paper's weight-matrix work; every GEMM, 3 × forward, without
+    /// recomputation, for practice).
+    pub model_flops_per_step: Flop,
+    /// Every flop a step computes, recomputation included (HFU count).
+    pub hardware_flops_per_step: Flop,
+    /// Memory of each distinct pipeline device (one for the paper's
+    /// uniform model).
+    pub stages: Stages,
+    /// Memory of the heaviest device: what [`Self::fits`] compares.
+    pub peak_memory: Bytes,
+    /// The step's time in parts (practice timing only).
+    pub step_parts: Option<StepTime>,
 }
 
 /// Evaluates a configuration: memory, transfers, overheads, efficiency and
@@ -66,7 +91,59 @@ pub struct Evaluation {
 /// # Ok::<(), plan3d_core::Error>(())
 /// ```
 pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evaluation, Error> {
+    evaluate_with(model, hw, cfg, &Assumptions::PAPER)
+}
+
+/// Evaluates a configuration under the knobs `a`: [`Assumptions::PAPER`]
+/// is [`evaluate`]; [`Assumptions::PRACTICE`] times a step in seconds
+/// ([`crate::cost::step`]) and holds each pipeline device's memory
+/// ([`crate::cost::memory::stage_memory`]).
+///
+/// # Errors
+///
+/// As [`evaluate`]; with the practice timing also a tensor degree that
+/// does not divide the heads and the key/value heads (Megatron-Core and
+/// torchtitan shard whole heads), and a token budget that is not finite
+/// and positive.
+///
+/// # Examples
+///
+/// GPT-3 175B on 128 H100s as NVIDIA's DGX Cloud recipe runs it (8.309 s
+/// per step and 53.5 % MFU measured; plan3d says 8.32 s and 53.6 %):
+///
+/// ```
+/// use plan3d_core::cost::{evaluate_with, Assumptions, Zero};
+/// use plan3d_core::{hardware, model, ActivationModel, Config, Hardware, Network};
+/// let hw = Hardware { gpu: hardware::H100_SXM, node_size: Some(8),
+///                     network: Network::InfiniBand400, ..Hardware::default() };
+/// let cfg = Config { data: 4, pipe: 8, tensor: 4, virtual_stages: 12,
+///                    micro_batch: 1, micro_batches: 64, sequence_parallel: true,
+///                    zero: Zero::One, activation: ActivationModel::None,
+///                    ..Config::default() };
+/// let gpt3 = model::ModelShape { vocab: Some(51_200), ..model::GPT_3 };
+/// // The recipe reduces gradients in bf16 (`grad_sync_dtype: bf16`).
+/// let a = Assumptions { gradient_reduce_bytes: 2.0, ..Assumptions::PRACTICE };
+/// let e = evaluate_with(&gpt3, &hw, &cfg, &a)?;
+/// assert!((e.step.0 / 8.309 - 1.0).abs() < 0.02);
+/// assert!((e.mfu() - 0.535).abs() < 0.01);
+/// assert!(e.fits);
+/// # Ok::<(), plan3d_core::Error>(())
+/// ```
+pub fn evaluate_with(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+) -> Result<Evaluation, Error> {
     validate(model, hw, cfg)?;
+    match a.timing {
+        Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
+        Timing::Seconds => by_seconds(model, hw, cfg, a),
+    }
+}
+
+/// The paper's evaluation (eq. 3 intensities, MODEL_NOTES fact 7).
+fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> Evaluation {
     let memory = memory_unchecked(model, cfg);
     let p = model.params();
     let pl = model.layer_params();
@@ -203,13 +280,15 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
     let steps = work::steps(bc, b);
     let total_flops = Flop(f * steps * b * ds * p);
     let time = Seconds(total_flops.0 / (ngpu * hw.gpu.peak.0 * efficiency));
-    Ok(Evaluation {
+    let step = Seconds(time.0 / steps);
+    let peak_memory = memory.on_gpu(cfg.offload);
+    Evaluation {
         config: *cfg,
         batch: cfg.batch(),
         gpus: cfg.gpus(),
         critical_batch: bc,
         memory,
-        fits: memory.on_gpu(cfg.offload).0 <= hw.gpu.memory.0,
+        fits: peak_memory.0 <= hw.gpu.memory.0,
         transfers,
         overheads: o,
         efficiency,
@@ -217,5 +296,96 @@ pub fn evaluate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<Evalu
         steps,
         total_flops,
         time,
+        assumptions: a.set,
+        step,
+        tokens_per_second: b * ds / step.0,
+        tokens: steps * b * ds,
+        model_flops_per_step: Flop(work::MODEL_FLOPS_PER_TOKEN_PARAM * b * ds * p),
+        hardware_flops_per_step: Flop(f * b * ds * p),
+        stages: Stages::uniform(&memory, cfg.offload, model.layers),
+        peak_memory,
+        step_parts: None,
+    }
+}
+
+/// The practice evaluation: a step in seconds, memory per pipeline device.
+fn by_seconds(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+) -> Result<Evaluation, Error> {
+    for (what, total) in [("heads", model.heads), ("key/value heads", model.kv_heads)] {
+        if total % cfg.tensor != 0 {
+            return Err(Error::NotDivisible {
+                what: "tensor-parallel degree",
+                value: cfg.tensor.into(),
+                of: what,
+                total: total.into(),
+            });
+        }
+    }
+    let parts = step_time(model, hw, cfg, a);
+    let step = Seconds(parts.total());
+    let b = cfg.batch() as f64;
+    let ds = f64::from(model.seq_len);
+    let tokens_per_step = b * ds;
+    let tokens = work::tokens(model, a)?;
+    let steps = tokens / tokens_per_step;
+    let model_flops = step::model_flops_per_token(model, a.work) * tokens_per_step;
+    let per_layer = step::layer_forward_flops_per_token(model, a.work)
+        * step::passes(cfg.activation)
+        + step::recomputed_attention(model, cfg.activation);
+    let hardware_flops = (f64::from(model.layers) * per_layer
+        + 3.0 * step::logit_forward_flops_per_token(model, a.work))
+        * tokens_per_step;
+    let ngpu = cfg.gpus() as f64;
+    let efficiency = hardware_flops / (ngpu * hw.gpu.peak.0 * step.0);
+    let stages = Stages::of(model, cfg, a);
+    let heavy = stages.heaviest();
+    let full = matches!(
+        cfg.activation,
+        ActivationModel::Full | ActivationModel::Paper
+    );
+    let memory = MemoryBreakdown {
+        state: heavy.weights + heavy.gradients + heavy.optimizer,
+        checkpoints: if full { heavy.activations } else { Bytes(0.0) },
+        buffers: heavy.reserve + heavy.logits,
+        activations: heavy.working + if full { Bytes(0.0) } else { heavy.activations },
+    };
+    let peak_memory = heavy.total();
+    // Overheads as time relative to the compute (GEMMs + element-wise).
+    let busy = parts.compute + parts.elementwise;
+    let o = Overheads {
+        bubble: parts.bubble / busy,
+        tensor: parts.tensor / busy,
+        data: (parts.data + parts.optimizer) / busy,
+        pipeline: parts.pipeline / busy,
+        offload: 0.0,
+        imbalance: parts.imbalance,
+    };
+    Ok(Evaluation {
+        config: *cfg,
+        batch: cfg.batch(),
+        gpus: cfg.gpus(),
+        critical_batch: model.critical_batch(),
+        memory,
+        fits: peak_memory.0 <= hw.gpu.memory.0,
+        transfers: Transfers::default(),
+        overheads: o,
+        efficiency,
+        flops_per_gpu_step: Flop(hardware_flops / ngpu),
+        steps,
+        total_flops: Flop(hardware_flops * steps),
+        time: Seconds(step.0 * steps),
+        assumptions: a.set,
+        step,
+        tokens_per_second: tokens_per_step / step.0,
+        tokens,
+        model_flops_per_step: Flop(model_flops),
+        hardware_flops_per_step: Flop(hardware_flops),
+        stages,
+        peak_memory,
+        step_parts: Some(parts),
     })
 }

@@ -1,5 +1,6 @@
 //! Memory per GPU (App. C.3) and the activation models a user can pick.
 
+use crate::cost::assumptions::Assumptions;
 use crate::cost::config::{validate, Config};
 use crate::error::Error;
 use crate::hardware::Hardware;
@@ -211,5 +212,173 @@ pub(crate) fn memory_unchecked(model: &ModelShape, cfg: &Config) -> MemoryBreakd
         checkpoints: Bytes(checkpoints),
         buffers: Bytes(buffers),
         activations: Bytes(activations),
+    }
+}
+
+/// The memory of one pipeline device under the practice knobs: what its
+/// stage's weights, gradients and optimizer state take under its ZeRO
+/// stage, the activations of its micro-batches in flight, the logits on
+/// the last stage and the reserve.
+///
+/// # Properties
+///
+/// [`StageMemory::total`] is the sum of the parts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageMemory {
+    /// Pipeline device index, 0 = first.
+    pub stage: u32,
+    /// Transformer layers it holds.
+    pub layers: u32,
+    /// Half-precision (or fp32) weights, the ZeRO-3 gathered copies
+    /// included.
+    pub weights: Bytes,
+    /// Gradients.
+    pub gradients: Bytes,
+    /// Optimizer state: master weights and moments.
+    pub optimizer: Bytes,
+    /// Activations kept for the backward pass of the micro-batches in
+    /// flight (checkpoints only with full recomputation).
+    pub activations: Bytes,
+    /// The working set of one layer being computed or recomputed.
+    pub working: Bytes,
+    /// The fp32 logits of one micro-batch (last device), 4·b·s·V/t
+    /// (Korthikanti sec. 4.1's cross-entropy term).
+    pub logits: Bytes,
+    /// Kept back for the CUDA context, NCCL and fragmentation.
+    pub reserve: Bytes,
+    /// Micro-batches in flight ([`crate::cost::step::in_flight`]).
+    pub in_flight: f64,
+}
+
+impl StageMemory {
+    /// Every part, as `(key, bytes)`.
+    #[must_use]
+    pub fn parts(&self) -> [(&'static str, Bytes); 7] {
+        [
+            ("weights", self.weights),
+            ("gradients", self.gradients),
+            ("optimizer", self.optimizer),
+            ("activations", self.activations),
+            ("working", self.working),
+            ("logits", self.logits),
+            ("reserve", self.reserve),
+        ]
+    }
+
+    /// Everything the device holds.
+    #[must_use]
+    pub fn total(&self) -> Bytes {
+        self.parts().iter().map(|(_, b)| *b).sum()
+    }
+}
+
+/// The distinct pipeline devices: the first, one in the middle (when there
+/// are three or more) and the last; one entry without a pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stages {
+    items: [Option<StageMemory>; 3],
+}
+
+impl Stages {
+    /// The stages, first to last.
+    pub fn iter(&self) -> impl Iterator<Item = &StageMemory> + '_ {
+        self.items.iter().flatten()
+    }
+
+    /// The heaviest stage.
+    #[must_use]
+    pub fn heaviest(&self) -> StageMemory {
+        self.iter()
+            .copied()
+            .fold(None::<StageMemory>, |best, s| match best {
+                Some(b) if b.total().0 >= s.total().0 => Some(b),
+                _ => Some(s),
+            })
+            .unwrap_or_default()
+    }
+
+    /// The stages of a configuration under `a`.
+    #[must_use]
+    pub fn of(model: &ModelShape, cfg: &Config, a: &Assumptions) -> Self {
+        let last = cfg.pipe - 1;
+        let mut items = [None; 3];
+        items[0] = Some(stage_memory(model, cfg, a, 0));
+        if cfg.pipe > 2 {
+            items[1] = Some(stage_memory(model, cfg, a, 1));
+        }
+        if cfg.pipe > 1 {
+            items[2] = Some(stage_memory(model, cfg, a, last));
+        }
+        Self { items }
+    }
+
+    /// A single stage: the paper's uniform memory per GPU.
+    #[must_use]
+    pub fn uniform(m: &MemoryBreakdown, offload: bool, layers: u32) -> Self {
+        let [state, checkpoints, buffers, activations] = m.on_gpu_parts(offload);
+        let one = StageMemory {
+            stage: 0,
+            layers,
+            weights: buffers,
+            gradients: Bytes(0.0),
+            optimizer: state,
+            activations: checkpoints,
+            working: activations,
+            logits: Bytes(0.0),
+            reserve: Bytes(0.0),
+            in_flight: 1.0,
+        };
+        Self {
+            items: [Some(one), None, None],
+        }
+    }
+}
+
+/// The memory of pipeline device `stage` ([`StageMemory`]):
+///
+/// * state: parameters × (weights, gradients, optimizer) bytes of
+///   [`crate::cost::assumptions::Precision`], divided by the data-parallel
+///   degree where the ZeRO stage shards them (seed 001 sec. 5); ZeRO-3 adds
+///   the gathered weights of two layers (the current one and the
+///   prefetched next), or of the whole stage when gathered once per step;
+/// * activations: [`crate::cost::step::kept_per_token`] × tokens per
+///   micro-batch × layers × micro-batches in flight, plus one layer's
+///   working set;
+/// * logits on the last device; the reserve.
+#[must_use]
+pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u32) -> StageMemory {
+    use crate::cost::assumptions::Zero;
+    use crate::cost::step;
+    let (layer_w, ends_w) = step::stage_params(model, cfg, stage);
+    let params = layer_w + ends_w;
+    let d = f64::from(cfg.data);
+    let t = f64::from(cfg.tensor);
+    let zero = step::zero_of(cfg);
+    let (sw, sg, so) = zero.shards(d);
+    let (bw, bg, bo) = a.precision.bytes();
+    let gathered = match zero {
+        Zero::Three => 2.0 * 2.0 * model.layer_params() / t,
+        Zero::ThreePerStep => 2.0 * params,
+        _ => 0.0,
+    };
+    let layers = step::stage_layers(model.layers, cfg.pipe, cfg.virtual_stages, stage);
+    let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len);
+    let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
+    let in_flight = step::in_flight(cfg, stage);
+    let logits = match model.vocab {
+        Some(v) if stage + 1 == cfg.pipe => 4.0 * tokens * f64::from(v) / t,
+        _ => 0.0,
+    };
+    StageMemory {
+        stage,
+        layers,
+        weights: Bytes(params * bw / sw + gathered),
+        gradients: Bytes(params * bg / sg),
+        optimizer: Bytes(params * bo / so),
+        activations: Bytes(kept * tokens * f64::from(layers) * in_flight),
+        working: Bytes((working + kept) * tokens),
+        logits: Bytes(logits),
+        reserve: a.reserve,
+        in_flight,
     }
 }

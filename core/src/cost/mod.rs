@@ -36,16 +36,19 @@
 //! operations"), an overhead of w·(ν_net/ν − 1). Configurations the paper's
 //! rules select never pay it.
 
+pub mod assumptions;
 pub mod comm;
 pub mod config;
 mod evaluate;
 pub mod memory;
 pub mod overheads;
+pub mod step;
 pub mod work;
 
+pub use assumptions::{AssumptionSet, Assumptions, Precision, Zero};
 pub use comm::{Transfer, TransferKind, Transfers};
 pub use config::{Config, Method, MAX_DEGREE, MAX_GPUS};
-pub use evaluate::{evaluate, Evaluation};
-pub use memory::{memory_per_gpu, ActivationModel, MemoryBreakdown};
+pub use evaluate::{evaluate, evaluate_with, Evaluation};
+pub use memory::{memory_per_gpu, ActivationModel, MemoryBreakdown, StageMemory, Stages};
 pub use overheads::Overheads;
 pub use work::TRAINING_STEPS;

@@ -1,7 +1,30 @@
 //! Work: the compute of a training step and of the whole run, and how
 //! much of the peak it uses (MFU, HFU).
 
+use crate::cost::assumptions::Assumptions;
 use crate::cost::Evaluation;
+use crate::error::{check_range, Error};
+use crate::model::ModelShape;
+
+/// Training tokens of the run under `a`: its budget, else
+/// `tokens_per_param` × the exact parameter count (embeddings included).
+///
+/// # Errors
+///
+/// A budget that is not finite, below 1 or above 10¹⁸; no rule for the
+/// tokens (the paper's fixed work is counted in steps, not here).
+pub fn tokens(model: &ModelShape, a: &Assumptions) -> Result<f64, Error> {
+    match (a.tokens, a.tokens_per_param) {
+        (Some(t), _) => {
+            check_range("token budget", t, 1.0, 1e18)?;
+            Ok(t)
+        }
+        (None, Some(r)) => Ok(r * model.params_exact()),
+        (None, None) => Err(Error::Unknown {
+            what: "token budget",
+        }),
+    }
+}
 
 /// Training steps at the critical batch size (sec. 6; MODEL_NOTES fact 6).
 pub const TRAINING_STEPS: f64 = 1e5;
@@ -26,10 +49,27 @@ impl Evaluation {
     /// the training time: the efficiency × 6 / f, with f = 8 when every
     /// layer is recomputed (the paper's and full recomputation), 6 without
     /// or with selective recomputation (C.1).
+    /// Practice: model flops per step (every GEMM, 3 × forward) over the
+    /// GPUs' peak for the step.
     #[must_use]
     pub fn mfu(&self) -> f64 {
-        self.efficiency * MODEL_FLOPS_PER_TOKEN_PARAM
-            / self.config.activation.flops_per_token_param()
+        match self.step_parts {
+            None => {
+                self.efficiency * MODEL_FLOPS_PER_TOKEN_PARAM
+                    / self.config.activation.flops_per_token_param()
+            }
+            Some(_) => {
+                self.efficiency * self.model_flops_per_step.0 / self.hardware_flops_per_step.0
+            }
+        }
+    }
+
+    /// Model Tflop/s per GPU: the MFU count per GPU and second (what
+    /// Megatron-Core and NeMo log today; PTD-P's 2021 figures counted the
+    /// recomputation too, as [`Self::hfu`] does).
+    #[must_use]
+    pub fn tflops_per_gpu(&self) -> f64 {
+        self.model_flops_per_step.0 / (self.gpus as f64 * self.step.0) / 1e12
     }
 
     /// Hardware flops utilisation: every flop computed, recomputation

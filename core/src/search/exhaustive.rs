@@ -216,6 +216,7 @@ pub fn exhaustive(
                                 micro_batches: nmu_start as u32,
                                 offload,
                                 activation: c.activation,
+                                ..Config::default()
                             },
                         )?;
                         if !leanest.fits {
@@ -264,6 +265,7 @@ pub fn exhaustive(
                                 micro_batches: nmu.min(u32::MAX.into()) as u32,
                                 offload,
                                 activation: c.activation,
+                                ..Config::default()
                             };
                             evaluated += 1;
                             let mut e = evaluate(model, hw, &cfg(nmu_max))?;

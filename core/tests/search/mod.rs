@@ -46,6 +46,7 @@ fn brute(
                                     micro_batches,
                                     offload,
                                     activation: c.activation,
+                                    ..Config::default()
                                 };
                                 let gpus = cfg.gpus();
                                 if c.max_gpus.is_some_and(|g| gpus > g)

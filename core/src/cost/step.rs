@@ -1,0 +1,440 @@
+//! The practice timing ([`Timing::Seconds`](crate::cost::assumptions::Timing)):
+//! a training step in seconds, from the work of every GEMM, the fitted
+//! kernel model, ring collectives on real links and the pipeline schedule.
+//!
+//! A step is the heaviest pipeline stage's micro-batch time t_µ times the
+//! schedule's slots, plus what data parallelism and the optimizer leave
+//! exposed:
+//!
+//! ```text
+//! step = slots · (t_compute + t_elementwise + t_tensor + v · t_send)
+//!        + t_data,exposed + t_optimizer
+//! slots = m · (1 + bubble),  bubble = (p−1)/(v·m) (1F1B, interleaved:
+//!         PTD-P sec. 2.2) or (p−1)·p/(m·d_l) (modular, Lamy-Poirier sec. 4)
+//! ```
+//!
+//! Each time here is per micro-batch on one GPU of the heaviest stage.
+
+use crate::cost::assumptions::{kernel_fit, Assumptions, KernelModel, WorkCount, Zero};
+use crate::cost::config::Config;
+use crate::hardware::{Hardware, Link};
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+
+/// The time of one step and its parts, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTime {
+    /// GEMMs of the step on the heaviest stage (all micro-batches).
+    pub compute: f64,
+    /// Memory-bound element-wise kernels.
+    pub elementwise: f64,
+    /// Tensor-parallel collectives (not overlapped).
+    pub tensor: f64,
+    /// Pipeline sends on the critical path.
+    pub pipeline: f64,
+    /// Idle time of the pipeline bubble.
+    pub bubble: f64,
+    /// Data-parallel traffic left exposed.
+    pub data: f64,
+    /// The optimizer step (memory-bound).
+    pub optimizer: f64,
+    /// The parallel-model's load imbalance: the heaviest stage's extra
+    /// layers and the logit layer, relative to an even split (already in
+    /// `compute` and `elementwise`; reported for the overheads).
+    pub imbalance: f64,
+}
+
+impl StepTime {
+    /// The whole step.
+    #[must_use]
+    pub fn total(&self) -> f64 {
+        self.compute
+            + self.elementwise
+            + self.tensor
+            + self.pipeline
+            + self.bubble
+            + self.data
+            + self.optimizer
+    }
+}
+
+/// Forward flops per token of one layer: 2 per weight-matrix parameter,
+/// and with [`WorkCount::AllGemms`] the attention scores and values,
+/// 4·d_s·d_a·d_h (QKᵀ and the weighted sum, PTD-P eq. 3's s/(6h) term; the
+/// full square, as Megatron and NeMo count it).
+#[must_use]
+pub fn layer_forward_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
+    let weights = 2.0 * model.layer_params();
+    match work {
+        WorkCount::WeightMatrices => weights,
+        WorkCount::AllGemms => weights + 4.0 * f64::from(model.seq_len) * model.width() as f64,
+    }
+}
+
+/// Forward flops per token of the logit layer, 2·V·d_m (none without a
+/// vocabulary or with [`WorkCount::WeightMatrices`]).
+#[must_use]
+pub fn logit_forward_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
+    match (work, model.vocab) {
+        (WorkCount::AllGemms, Some(v)) => 2.0 * f64::from(v) * model.width() as f64,
+        _ => 0.0,
+    }
+}
+
+/// Model flops per token (the MFU count: 3 × forward, no recomputation;
+/// NeMo's `s·(24Lh² + 12Lhs + 48Lh² + 6Vh)` per sequence for GPT-3).
+#[must_use]
+pub fn model_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
+    3.0 * (f64::from(model.layers) * layer_forward_flops_per_token(model, work)
+        + logit_forward_flops_per_token(model, work))
+}
+
+/// Forward passes a layer computes per training pass: 3 (forward, and the
+/// backward's two GEMMs per forward GEMM), 4 with full recomputation (and
+/// the paper's checkpointing). Selective recomputation adds the attention
+/// scores' forward only ([`recomputed_attention`]).
+#[must_use]
+pub fn passes(activation: ActivationModel) -> f64 {
+    match activation {
+        ActivationModel::Paper | ActivationModel::Full => 4.0,
+        ActivationModel::Selective | ActivationModel::None => 3.0,
+    }
+}
+
+/// Extra forward flops per token and layer that selective recomputation
+/// spends: the attention scores and values again, 4·d_s·d_m.
+#[must_use]
+pub fn recomputed_attention(model: &ModelShape, activation: ActivationModel) -> f64 {
+    match activation {
+        ActivationModel::Selective => 4.0 * f64::from(model.seq_len) * model.width() as f64,
+        _ => 0.0,
+    }
+}
+
+/// Activation bytes per token one layer stores without recomputation
+/// (Korthikanti et al. 2022, sec. 4.1, generalised to grouped-query
+/// attention and gated feed-forward blocks), as (replicated, split,
+/// scores):
+///
+/// * replicated over the tensor devices unless sequence parallel: the two
+///   norms' inputs (4·d_m), the attention and feed-forward inputs (4·d_m),
+///   two dropout masks (2·d_m): 10·d_m;
+/// * split over the tensor devices: Q (2·d_m), K and V (4·d_kv), the
+///   attention output (2·d_m), the feed-forward intermediates (4·d_I, or
+///   8·d_I gated: gate, up, activation, product): 24·d_m for GPT;
+/// * the attention scores, softmax and dropout: 5·d_a·d_s, split, none
+///   with FlashAttention.
+#[must_use]
+pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64, f64) {
+    let dm = model.width() as f64;
+    let kv = f64::from(model.kv_heads) * f64::from(model.head_size);
+    let di = f64::from(model.ffn);
+    let ffn = if model.gated_mlp { 8.0 * di } else { 4.0 * di };
+    let split = 2.0 * dm + 4.0 * kv + 2.0 * dm + ffn;
+    let scores = if flash {
+        0.0
+    } else {
+        5.0 * f64::from(model.heads) * f64::from(model.seq_len)
+    };
+    (10.0 * dm, split, scores)
+}
+
+/// Activation bytes per token one layer keeps per micro-batch on one GPU,
+/// and the working set while it is recomputed (both per token):
+///
+/// * none: everything, (replicated/t_sp + split/t + scores/t);
+/// * selective: the scores are recomputed, the rest kept;
+/// * full (and the paper's): the layer input only, 2·d_m/t_sp, plus one
+///   layer's full set while it is recomputed.
+#[must_use]
+pub fn kept_per_token(model: &ModelShape, cfg: &Config, flash: bool) -> (f64, f64) {
+    let t = f64::from(cfg.tensor);
+    let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
+    let (rep, split, scores) = activation_bytes_per_token(model, flash);
+    let everything = rep / t_sp + (split + scores) / t;
+    match cfg.activation {
+        ActivationModel::None => (everything, 0.0),
+        ActivationModel::Selective => (rep / t_sp + split / t, scores / t),
+        ActivationModel::Full | ActivationModel::Paper => {
+            (2.0 * model.width() as f64 / t_sp, everything)
+        }
+    }
+}
+
+/// Layers of each device when `layers` are cut into p·v chunks of near
+/// equal size, chunk j on device j mod p (Megatron's interleaved
+/// placement): device `stage`'s count.
+#[must_use]
+pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, stage: u32) -> u32 {
+    let chunks = pipe * virtual_stages;
+    let (base, rem) = (layers / chunks, layers % chunks);
+    (0..virtual_stages)
+        .map(|k| {
+            let j = stage + k * pipe;
+            base + u32::from(j < rem)
+        })
+        .sum()
+}
+
+/// Micro-batches whose activations device `stage` holds at the peak of a
+/// 1F1B schedule: p − stage; interleaved with v chunks, in chunk-micro-
+/// batches, 2·(p − stage − 1) + (v − 1)·p + 1 (Megatron's warm-up), which on
+/// the first device is p·(1 + (p−1)/(p·v)) stage-sized micro-batches
+/// (Korthikanti sec. 4.2.3). Returned in stage-sized micro-batches, at most
+/// the batch's m. The modular pipeline holds all of its m.
+#[must_use]
+pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
+    let (p, v, m) = (
+        f64::from(cfg.pipe),
+        f64::from(cfg.virtual_stages),
+        f64::from(cfg.micro_batches),
+    );
+    let i = f64::from(stage);
+    if cfg.method.layered() {
+        return m;
+    }
+    let chunk_mbs = if cfg.virtual_stages > 1 {
+        2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
+    } else {
+        p - i
+    };
+    (chunk_mbs / v).min(m)
+}
+
+/// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
+/// 1F1B and interleaved 1F1B (PTD-P sec. 2.2.2), (p−1)·p/(m·d_l) for the
+/// modular pipeline (Lamy-Poirier sec. 4).
+#[must_use]
+pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
+    let (p, v, m) = (
+        f64::from(cfg.pipe),
+        f64::from(cfg.virtual_stages),
+        f64::from(cfg.micro_batches),
+    );
+    if cfg.pipe <= 1 {
+        0.0
+    } else if cfg.method.layered() {
+        (p - 1.0) * p / (m * f64::from(layers))
+    } else {
+        (p - 1.0) / (v * m)
+    }
+}
+
+/// Time of a ring collective moving `bytes` per GPU among `n` GPUs: an
+/// all-reduce moves 2(n−1)/n of the data through each GPU's link, a
+/// reduce-scatter or all-gather (n−1)/n (`factor` 2 or 1), at the link's
+/// per-direction bandwidth × the bus efficiency.
+#[must_use]
+pub fn ring_seconds(bytes: f64, n: f64, factor: f64, bandwidth_per_direction: f64) -> f64 {
+    if n <= 1.0 {
+        0.0
+    } else {
+        factor * (n - 1.0) / n * bytes / bandwidth_per_direction
+    }
+}
+
+/// The effective ZeRO stage: the paper's partitioned methods are ZeRO-3.
+#[must_use]
+pub fn zero_of(cfg: &Config) -> Zero {
+    if cfg.method.partitioned() && cfg.zero.stage() < 3 {
+        Zero::Three
+    } else {
+        cfg.zero
+    }
+}
+
+/// Which links carry the data-parallel and pipeline traffic: ranks are
+/// ordered tensor fastest, then data, then pipeline (Megatron's order), so
+/// a data-parallel group stays inside a node when t·d ≤ node size and the
+/// pipeline's neighbours when t·d·p ≤ node size.
+fn per_direction(hw: &Hardware, a: &Assumptions, inside_node: bool) -> f64 {
+    let bw = if inside_node {
+        hw.bandwidth(Link::NvLink).0
+    } else {
+        hw.network_bandwidth().0
+    };
+    bw / 2.0 * a.bus_efficiency
+}
+
+/// Bytes of weights of the heaviest device's stage (one tensor shard),
+/// embedding and head included where they live, as (layers', the
+/// embedding's or head's).
+#[must_use]
+pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) {
+    let layers = f64::from(stage_layers(
+        model.layers,
+        cfg.pipe,
+        cfg.virtual_stages,
+        stage,
+    ));
+    let t = f64::from(cfg.tensor);
+    let embed = model
+        .vocab
+        .map_or(0.0, |v| f64::from(v) * model.width() as f64);
+    let first = stage == 0;
+    let last = stage + 1 == cfg.pipe;
+    // Untied: embedding on the first stage, head on the last; tied with a
+    // pipeline: a copy on each end (Megatron keeps both in sync).
+    let ends = match (first, last, model.tied_embeddings) {
+        (true, true, true) => 1.0,
+        (true, true, false) => 2.0,
+        (true, false, _) | (false, true, _) => 1.0,
+        (false, false, _) => 0.0,
+    };
+    (layers * model.layer_params() / t, ends * embed / t)
+}
+
+/// The step time of a configuration under `a` ([`super::evaluate_with`]
+/// calls it with [`Timing::Seconds`](crate::cost::assumptions::Timing)).
+#[must_use]
+pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> StepTime {
+    let (t, p, d) = (
+        f64::from(cfg.tensor),
+        f64::from(cfg.pipe),
+        f64::from(cfg.data),
+    );
+    let m = f64::from(cfg.micro_batches);
+    let v = f64::from(cfg.virtual_stages);
+    let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len);
+    let dm = model.width() as f64;
+    let peak = hw.gpu.peak.0;
+    let (gemm_eff, traffic) = match a.kernel {
+        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
+        KernelModel::Measured => {
+            let fit = kernel_fit(&hw.gpu);
+            (fit.gemm_efficiency, fit.elementwise_traffic)
+        }
+        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
+    };
+    let mem_bw = hw.bandwidth(Link::GpuMemory).0;
+
+    // The heaviest device: the most layers (device 0) and, on the last
+    // device, the logit layer. Take the slower of the two.
+    let per_layer_fwd = layer_forward_flops_per_token(model, a.work)
+        + recomputed_attention(model, cfg.activation) / passes(cfg.activation);
+    let passes = passes(cfg.activation);
+    let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
+    let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
+    let layer_traffic = traffic * (rep / t_sp + (split + scores) / t) * tokens * passes;
+    let layer_time =
+        passes * per_layer_fwd * tokens / (t * peak * gemm_eff) + layer_traffic / mem_bw;
+    let logit_time =
+        3.0 * logit_forward_flops_per_token(model, a.work) * tokens / (t * peak * gemm_eff);
+    let stage_time = |stage: u32| {
+        let layers = f64::from(stage_layers(
+            model.layers,
+            cfg.pipe,
+            cfg.virtual_stages,
+            stage,
+        ));
+        let logits = if stage + 1 == cfg.pipe {
+            logit_time
+        } else {
+            0.0
+        };
+        (layers, logits)
+    };
+    let (first_layers, first_logits) = stage_time(0);
+    let (last_layers, last_logits) = stage_time(cfg.pipe - 1);
+    let first = first_layers * layer_time + first_logits;
+    let last = last_layers * layer_time + last_logits;
+    let (heavy_layers, heavy_logits) = if first >= last {
+        (first_layers, first_logits)
+    } else {
+        (last_layers, last_logits)
+    };
+    let layer_gemm = passes * per_layer_fwd * tokens / (t * peak * gemm_eff);
+    let compute_mb = heavy_layers * layer_gemm + heavy_logits;
+    let elementwise_mb = heavy_layers * layer_traffic / mem_bw;
+    let even = (f64::from(model.layers) * layer_time + logit_time) / p;
+
+    // Tensor parallelism: per layer, two all-reduces forward, two backward,
+    // two more to recompute the forward (full); with sequence parallelism
+    // each is a reduce-scatter + all-gather of the same volume. Over
+    // NVLink (t ≤ node size is checked).
+    let collectives = match cfg.activation {
+        ActivationModel::Paper | ActivationModel::Full => 6.0,
+        _ => 4.0,
+    };
+    let nvlink = per_direction(hw, a, true);
+    let tensor_comm = heavy_layers * collectives * ring_seconds(2.0 * tokens * dm, t, 2.0, nvlink);
+    let tensor_mb = if a.overlap_tensor {
+        (tensor_comm - heavy_layers * layer_gemm).max(0.0)
+    } else {
+        tensor_comm
+    };
+
+    // Pipeline sends: one activation forward and one gradient backward per
+    // micro-batch and chunk, 2·b·s·d_m/t bytes (split over the tensor
+    // ranks: sequence parallelism, or PTD-P's scatter/gather).
+    let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+    let pipe_bw = per_direction(hw, a, t * d * p <= node);
+    let send_mb = if cfg.pipe > 1 {
+        2.0 * v * (2.0 * tokens * dm / t) / pipe_bw
+    } else {
+        0.0
+    };
+
+    let bubble = bubble_fraction(cfg, model.layers);
+    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb;
+    let slots = m * (1.0 + bubble);
+
+    // Data parallelism. Gradients of the heaviest device (one tensor
+    // shard) reduced in `gradient_reduce_bytes`; with the optimizer state
+    // sharded (ZeRO-1/2) a reduce-scatter and an all-gather of the bf16
+    // weights, else an all-reduce; ZeRO-2/3 reduce every micro-batch's
+    // gradients, ZeRO-3 gathers the weights for the forward and the
+    // backward of every micro-batch (or once per step).
+    let (layer_w, ends_w) = stage_params(model, cfg, 0);
+    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
+    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
+    let data_bw = per_direction(hw, a, t * d <= node);
+    let grad = params * a.gradient_reduce_bytes;
+    let weights = params * 2.0;
+    let zero = zero_of(cfg);
+    let fwd_share = 1.0 / passes;
+    let bwd_mb = (compute_mb + elementwise_mb) * (1.0 - fwd_share);
+    let fwd_mb = (compute_mb + elementwise_mb) * fwd_share;
+    let exposed = |comm: f64, window: f64| {
+        if a.overlap_data {
+            (comm - window).max(0.0)
+        } else {
+            comm
+        }
+    };
+    let data = match zero {
+        Zero::None => exposed(ring_seconds(grad, d, 2.0, data_bw), bwd_mb),
+        Zero::One => {
+            exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+        }
+        Zero::Two => {
+            m * exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+        }
+        Zero::Three => {
+            m * (exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb / 2.0)
+                + exposed(ring_seconds(weights, d, 1.0, data_bw), bwd_mb / 2.0)
+                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb))
+        }
+        Zero::ThreePerStep => {
+            exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+                + exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+        }
+    };
+
+    // The optimizer step: memory-bound over the local shard.
+    let (_, _, opt_shard) = zero.shards(d);
+    let optimizer = params / opt_shard * a.precision.optimizer_traffic() / mem_bw;
+
+    StepTime {
+        compute: m * compute_mb,
+        elementwise: m * elementwise_mb,
+        tensor: m * tensor_mb,
+        pipeline: m * send_mb,
+        bubble: (slots - m) * mb,
+        data,
+        optimizer,
+        imbalance: (compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0,
+    }
+}
