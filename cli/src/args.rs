@@ -2,7 +2,9 @@
 //! the constraints of a search.
 
 use clap::Args;
-use plan3d_core::api::request::{ConstraintsRequest, HardwareRequest, ModelRequest};
+use plan3d_core::api::request::{
+    ConstraintsRequest, HardwareRequest, ModelRequest, PracticeRequest,
+};
 
 /// Custom shape flags; each overrides the preset's field.
 #[derive(Args, Default)]
@@ -131,6 +133,64 @@ impl ConstraintArgs {
             batch: self.batch,
             min_efficiency: self.min_efficiency,
             activations: self.activations.clone(),
+        }
+    }
+}
+
+/// The practice knobs (`--assumptions practice`) and the dimensions they
+/// add; in `plan`, a flag given fixes its dimension.
+#[derive(Args)]
+pub(crate) struct PracticeArgs {
+    /// paper (Lamy-Poirier 2021 exactly) or practice (today's Megatron-Core,
+    /// NeMo, torchtitan; validated on published runs).
+    #[arg(long, default_value = "paper")]
+    pub(crate) assumptions: String,
+    /// Virtual stages per pipeline device (interleaved 1F1B).
+    #[arg(long)]
+    pub(crate) virtual_stages: Option<u32>,
+    /// Sequence parallelism with tensor parallelism.
+    #[arg(long)]
+    pub(crate) sequence_parallel: bool,
+    /// No sequence parallelism (in `plan`, fixes it off).
+    #[arg(long, conflicts_with = "sequence_parallel")]
+    pub(crate) no_sequence_parallel: bool,
+    /// ZeRO stage: 0, 1 (distributed optimizer), 2, 3 (FSDP) or 3-step
+    /// (weights gathered once per step).
+    #[arg(long)]
+    pub(crate) zero: Option<String>,
+    /// Recomputation: none, selective or full.
+    #[arg(long)]
+    pub(crate) recompute: Option<String>,
+    /// Global batch, sequences.
+    #[arg(long)]
+    pub(crate) global_batch: Option<u64>,
+    /// Training tokens (practice default: 20 per parameter).
+    #[arg(long)]
+    pub(crate) tokens: Option<f64>,
+    /// Training state: mixed-adam (18 bytes per parameter), fp32-adam,
+    /// adam-8bit, sgd-momentum.
+    #[arg(long)]
+    pub(crate) optimizer: Option<String>,
+}
+
+impl PracticeArgs {
+    /// The request these flags make.
+    pub(crate) fn request(&self) -> PracticeRequest {
+        PracticeRequest {
+            assumptions: self.assumptions.clone(),
+            virtual_stages: self.virtual_stages,
+            sequence_parallel: if self.sequence_parallel {
+                Some(true)
+            } else if self.no_sequence_parallel {
+                Some(false)
+            } else {
+                None
+            },
+            zero: self.zero.clone(),
+            recompute: self.recompute.clone(),
+            global_batch: self.global_batch,
+            tokens: self.tokens,
+            optimizer: self.optimizer.clone(),
         }
     }
 }

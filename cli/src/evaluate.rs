@@ -4,7 +4,7 @@ use clap::Args;
 use plan3d_core::api::{self, request::EvaluateRequest};
 use serde_json::Value;
 
-use crate::args::{HardwareArgs, ShapeArgs};
+use crate::args::{HardwareArgs, PracticeArgs, ShapeArgs};
 use crate::output::to_json;
 
 #[derive(Args)]
@@ -43,6 +43,8 @@ pub(crate) struct EvaluateArgs {
     pub(crate) activations: String,
     #[command(flatten)]
     pub(crate) hw: HardwareArgs,
+    #[command(flatten)]
+    pub(crate) practice: PracticeArgs,
 }
 
 pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
@@ -58,5 +60,6 @@ pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
         micro_batches: a.micro_batches,
         offload: a.offload,
         activations: a.activations.clone(),
+        practice: a.practice.request(),
     }))
 }

@@ -4,7 +4,7 @@ use clap::Args;
 use plan3d_core::api::{self, request::PlanRequest};
 use serde_json::Value;
 
-use crate::args::{ConstraintArgs, HardwareArgs, ShapeArgs};
+use crate::args::{ConstraintArgs, HardwareArgs, PracticeArgs, ShapeArgs};
 use crate::output::to_json;
 
 #[derive(Args)]
@@ -28,6 +28,17 @@ pub(crate) struct PlanArgs {
     pub(crate) constraints: ConstraintArgs,
     #[command(flatten)]
     pub(crate) hw: HardwareArgs,
+    #[command(flatten)]
+    pub(crate) practice: PracticeArgs,
+    /// (Practice) a fixed data-parallel degree.
+    #[arg(long)]
+    pub(crate) data: Option<u32>,
+    /// (Practice) a fixed pipeline degree.
+    #[arg(long)]
+    pub(crate) pipe: Option<u32>,
+    /// (Practice) a fixed micro-batch size.
+    #[arg(long)]
+    pub(crate) micro_batch: Option<u32>,
 }
 
 pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
@@ -38,5 +49,9 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
         method: a.method.clone(),
         parallelism: a.parallelism.clone(),
         search: a.search.clone(),
+        practice: a.practice.request(),
+        data: a.data,
+        pipe: a.pipe,
+        micro_batch: a.micro_batch,
     }))
 }

@@ -1,7 +1,8 @@
 //! Benchmarks for the budgets of the search issue: rules for every method ×
 //! parallelism (≤ 100 µs), exhaustive search for X160 (≤ 10 ms), a 200-point
 //! sweep × 3 methods (≤ 5 ms), schedules of 10k and 100k events (≤ 10 ms
-//! for 100k), and raw evaluations per second.
+//! for 100k), the practice search for Llama 3.1 405B on up to 16 384 H100s
+//! (≤ 20 ms), and raw evaluations per second.
 
 use std::hint::black_box;
 
@@ -10,7 +11,10 @@ use plan3d_core::{
     evaluate,
     model::x_family,
     schedule::{simulate, ScheduleKind, ScheduleSpec},
-    search::{exhaustive, pareto, rules, sweep, Constraints, Parallelism},
+    search::{
+        exhaustive, pareto, practice as practice_search, rules, sweep, Constraints, Parallelism,
+        Space,
+    },
     Config, Hardware, Method,
 };
 
@@ -98,6 +102,58 @@ fn benches(c: &mut Criterion) {
         micro_batches: 5,
         ..Config::default()
     };
+    // The practice search (issue 16: ≤ 20 ms native): Llama 3.1 405B on up
+    // to 16 384 H100s, batch free up to b_c and with Meta's 2048 sequences,
+    // and on exactly 16 384.
+    let llama = plan3d_core::model::LLAMA_3_1_405B;
+    let h100 = Hardware {
+        gpu: plan3d_core::hardware::H100_SXM,
+        node_size: Some(8),
+        network: plan3d_core::Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let practice = plan3d_core::cost::Assumptions::PRACTICE;
+    for (name, c16, space) in [
+        (
+            "practice: 405B, <= 16384 H100, batch free",
+            Constraints {
+                max_gpus: Some(16_384),
+                ..Constraints::default()
+            },
+            Space::default(),
+        ),
+        (
+            "practice: 405B, <= 16384 H100, batch 2048",
+            Constraints {
+                max_gpus: Some(16_384),
+                ..Constraints::default()
+            },
+            Space {
+                global_batch: Some(2048),
+                ..Space::default()
+            },
+        ),
+        (
+            "practice: 405B, exactly 16384 H100, batch 2048",
+            Constraints {
+                exact_gpus: Some(16_384),
+                ..Constraints::default()
+            },
+            Space {
+                global_batch: Some(2048),
+                ..Space::default()
+            },
+        ),
+    ] {
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    practice_search(&llama, &h100, Parallelism::ThreeD, &c16, &space, &practice)
+                        .unwrap(),
+                )
+            });
+        });
+    }
     let mut g = c.benchmark_group("evaluate");
     g.throughput(Throughput::Elements(1));
     g.bench_function("one configuration", |b| {

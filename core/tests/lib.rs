@@ -5,6 +5,7 @@ mod calibration;
 mod golden;
 #[cfg(feature = "alloc")]
 mod page;
+mod practice;
 mod props;
 #[cfg(feature = "alloc")]
 mod schedule;

@@ -7,7 +7,7 @@ use plan3d_core::api::{
     report::{EstimateReport, ZeroReport},
     request::{
         ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
-        ScheduleRequest, SweepRequest,
+        PracticeRequest, ScheduleRequest, SweepRequest,
     },
 };
 use proptest::prelude::*;
@@ -165,10 +165,17 @@ proptest! {
         (data, pipe, tensor) in (small(), small(), small()),
         (micro_batch, micro_batches, offload) in (small(), small(), any::<bool>()),
         batch in proptest::option::of(1u64..1000), act in name(&["paper", "full", "selective", "none"]),
+        (practice, v, sp, zero) in (any::<bool>(), proptest::option::of(1u32..4), proptest::option::of(any::<bool>()), proptest::option::of(name(&["0", "1", "2", "3", "3-step", "9"]))),
+        (tokens, gb) in (proptest::option::of(1e9f64..1e13), proptest::option::of(1u64..4096)),
     ) {
         let r = EvaluateRequest {
             model: m, hardware: h, method, data, pipe, tensor, batch, micro_batch,
             micro_batches, offload, activations: act,
+            practice: PracticeRequest {
+                assumptions: if practice { "practice".into() } else { "paper".into() },
+                virtual_stages: v, sequence_parallel: sp, zero, recompute: None,
+                global_batch: gb, tokens, optimizer: None,
+            },
         };
         round_trip(&r);
         if let Ok(e) = api::evaluate(&r) { round_trip(&e); }
@@ -187,6 +194,7 @@ proptest! {
             method: if exhaustive { "any".into() } else { method },
             parallelism: par,
             search: if exhaustive { "exhaustive".into() } else { "rules".into() },
+            ..PlanRequest::default()
         };
         round_trip(&r);
         if let Ok(p) = api::plan(&r) { round_trip(&p); }

@@ -32,13 +32,13 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cost::{evaluate as evaluate_config, Config, Method};
+use crate::cost::{evaluate_with, AssumptionSet, Assumptions, Config, Method, Precision, Zero};
 use crate::error::Error;
 use crate::hardware::{self, Hardware, Network};
 use crate::memory::ActivationModel;
 use crate::model::{self, ModelShape};
 use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};
-use crate::search::{self, Constraints, Parallelism, Scaling};
+use crate::search::{self, Constraints, Parallelism, Scaling, Space};
 use crate::units::Bytes;
 use crate::{estimate as estimate_mod, planner, zero as zero_mod};
 
@@ -48,7 +48,7 @@ use report::{
 };
 use request::{
     ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
-    ScheduleRequest, SweepRequest,
+    PracticeRequest, ScheduleRequest, SweepRequest,
 };
 
 /// Why a request has no answer, in words (the CLI prints it after
@@ -203,6 +203,53 @@ fn activation(name: &str) -> Result<ActivationModel, ApiError> {
     ActivationModel::parse(name).map_err(|e| naming(e, name))
 }
 
+fn zero_stage(name: &str) -> Result<Zero, ApiError> {
+    Zero::parse(name).map_err(|e| naming(e, name))
+}
+
+/// Recomputation: `none`, `selective` or `full`.
+fn recompute(name: &str) -> Result<ActivationModel, ApiError> {
+    match ActivationModel::parse(name) {
+        Ok(ActivationModel::Paper) | Err(_) => Err(ApiError(format!(
+            "unknown recomputation '{name}': use none, selective or full"
+        ))),
+        Ok(a) => Ok(a),
+    }
+}
+
+/// The knobs a [`PracticeRequest`] names: `paper` or `practice`, the
+/// token budget and the optimizer.
+///
+/// # Errors
+///
+/// An unknown setting or optimizer, or a token budget that is not a
+/// positive number.
+pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
+    let set = AssumptionSet::parse(&r.assumptions).map_err(|_| {
+        ApiError(format!(
+            "unknown assumptions '{}': use paper or practice",
+            r.assumptions
+        ))
+    })?;
+    let mut a = set.knobs();
+    if let Some(t) = r.tokens {
+        if !(t.is_finite() && t >= 1.0) {
+            return Err(ApiError(format!(
+                "token budget {t} is not a positive number"
+            )));
+        }
+        a.tokens = Some(t);
+    }
+    if let Some(o) = &r.optimizer {
+        a.precision = Precision::parse(o).map_err(|_| {
+            ApiError(format!(
+                "unknown optimizer '{o}': use mixed-adam, fp32-adam, adam-8bit or sgd-momentum"
+            ))
+        })?;
+    }
+    Ok(a)
+}
+
 fn method(name: &str) -> Result<Method, ApiError> {
     Method::parse(name).map_err(|e| naming(e, name))
 }
@@ -255,7 +302,10 @@ pub fn hardware(r: &HardwareRequest) -> Result<HardwareReport, ApiError> {
 pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
     let m = shape(&r.model)?;
     let hw = hardware_of(&r.hardware)?;
-    let cfg = Config {
+    let a = assumptions_of(&r.practice)?;
+    let practice = a.set == AssumptionSet::Practice;
+    let p = &r.practice;
+    let mut cfg = Config {
         method: method(&r.method)?,
         data: r.data,
         pipe: r.pipe,
@@ -264,8 +314,36 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
         micro_batches: r.micro_batches,
         offload: r.offload,
         activation: activation(&r.activations)?,
-        ..Config::default()
+        virtual_stages: p.virtual_stages.unwrap_or(1),
+        sequence_parallel: p.sequence_parallel.unwrap_or(false),
+        zero: match &p.zero {
+            Some(z) => zero_stage(z)?,
+            None if practice => Zero::One,
+            None => Zero::None,
+        },
     };
+    if let Some(rc) = &p.recompute {
+        cfg.activation = recompute(rc)?;
+    } else if practice && cfg.activation == ActivationModel::Paper {
+        cfg.activation = ActivationModel::None;
+    }
+    if let Some(gb) = p.global_batch {
+        let per = u64::from(cfg.data) * u64::from(cfg.micro_batch);
+        if gb % per != 0 || gb == 0 {
+            return Err(ApiError(format!(
+                "global batch {gb} is not a multiple of data × micro-batch = {per}"
+            )));
+        }
+        let m = u32::try_from(gb / per).map_err(|_| ApiError("global batch too large".into()))?;
+        if r.micro_batches != 1 && r.micro_batches != m {
+            return Err(Error::BatchMismatch {
+                batch: gb,
+                product: cfg.batch(),
+            }
+            .into());
+        }
+        cfg.micro_batches = m;
+    }
     if let Some(batch) = r.batch {
         if batch != cfg.batch() {
             return Err(Error::BatchMismatch {
@@ -275,7 +353,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
             .into());
         }
     }
-    let e = evaluate_config(&m, &hw, &cfg)?;
+    let e = evaluate_with(&m, &hw, &cfg, &a)?;
     Ok(EvaluationReport::new(&e, &hw))
 }
 
@@ -291,6 +369,27 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
     let hw = hardware_of(&r.hardware)?;
     let c = constraints_of(&r.constraints)?;
     let par = parallelism(&r.parallelism)?;
+    let a = assumptions_of(&r.practice)?;
+    if a.set == AssumptionSet::Practice {
+        let p = &r.practice;
+        let space = Space {
+            data: r.data,
+            pipe: r.pipe,
+            virtual_stages: p.virtual_stages,
+            micro_batch: r.micro_batch,
+            sequence_parallel: p.sequence_parallel,
+            zero: p.zero.as_deref().map(zero_stage).transpose()?,
+            recompute: p.recompute.as_deref().map(recompute).transpose()?,
+            global_batch: p.global_batch,
+        };
+        let best = search::practice(&m, &hw, par, &c, &space, &a)?;
+        return Ok(PlanReport::exhaustive(
+            &best,
+            &hw,
+            &[best.best.evaluation],
+            None,
+        ));
+    }
     let method = if r.method.eq_ignore_ascii_case("any") {
         None
     } else {

@@ -167,7 +167,7 @@ pub struct OverheadsReport {
 }
 
 /// Memory per GPU, bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryReport {
@@ -187,6 +187,61 @@ pub struct MemoryReport {
     pub total: f64,
     /// What stays on the GPU with this plan's offload choice.
     pub on_gpu: f64,
+    /// The heaviest pipeline device's memory: what `fits` compares.
+    pub peak_bytes: f64,
+    /// Each distinct pipeline device (first, a middle one, last); one entry
+    /// under the paper's uniform model.
+    pub stages: Vec<StageReport>,
+}
+
+/// One pipeline device's memory, bytes.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StageReport {
+    /// Device index in the pipeline, 0 = first.
+    pub stage: u32,
+    /// Transformer layers it holds.
+    pub layers: u32,
+    /// Weights (with ZeRO-3's gathered copies). Paper: the buffers.
+    pub weights: f64,
+    /// Gradients.
+    pub gradients: f64,
+    /// Optimizer state. Paper: the 12-byte state.
+    pub optimizer: f64,
+    /// Activations of the micro-batches in flight. Paper: checkpoints.
+    pub activations: f64,
+    /// One layer's working set. Paper: the layer activations.
+    pub working: f64,
+    /// Logits (last device).
+    pub logits: f64,
+    /// CUDA context, NCCL, fragmentation.
+    pub reserve: f64,
+    /// Micro-batches in flight.
+    pub in_flight: f64,
+    /// All of it.
+    pub total: f64,
+}
+
+/// A step's time in parts, seconds (practice).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StepReport {
+    /// GEMMs.
+    pub compute: f64,
+    /// Memory-bound element-wise kernels.
+    pub elementwise: f64,
+    /// Exposed tensor-parallel collectives.
+    pub tensor: f64,
+    /// Pipeline sends.
+    pub pipeline: f64,
+    /// Pipeline bubble.
+    pub bubble: f64,
+    /// Exposed data-parallel traffic.
+    pub data: f64,
+    /// Optimizer step.
+    pub optimizer: f64,
 }
 
 /// One transfer against its link.
@@ -261,6 +316,37 @@ pub struct EvaluationReport {
     pub memory: MemoryReport,
     /// Every transfer.
     pub transfers: Vec<TransferReport>,
+    /// `paper` or `practice`.
+    pub assumptions: String,
+    /// Virtual stages per pipeline device.
+    pub virtual_stages: u32,
+    /// Sequence parallelism.
+    pub sequence_parallel: bool,
+    /// ZeRO stage: `0`, `1`, `2`, `3`, `3-step` (the paper's partitioned
+    /// methods are `3`).
+    pub zero: String,
+    /// Recomputation: `paper`, `full`, `selective`, `none` (the activation
+    /// model).
+    pub recompute: String,
+    /// One step, seconds.
+    pub step_seconds: f64,
+    /// Tokens per second.
+    pub tokens_per_second: f64,
+    /// Training tokens of the run.
+    pub tokens: f64,
+    /// Model flops of a step (the MFU count; practice: every GEMM, 3 ×
+    /// forward; paper: 6 per token and parameter).
+    pub model_flops_per_step: f64,
+    /// Every flop of a step, recomputation included (the HFU count).
+    pub hardware_flops_per_step: f64,
+    /// Model Tflop/s per GPU (the MFU count).
+    pub tflops_per_gpu: f64,
+    /// (Practice) the step's time in parts.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub step: Option<StepReport>,
 }
 
 impl EvaluationReport {
@@ -304,6 +390,24 @@ impl EvaluationReport {
                 non_offloadable: m.non_offloadable().get(),
                 total: m.total().get(),
                 on_gpu: m.on_gpu(c.offload).get(),
+                peak_bytes: e.peak_memory.get(),
+                stages: e
+                    .stages
+                    .iter()
+                    .map(|s| StageReport {
+                        stage: s.stage,
+                        layers: s.layers,
+                        weights: s.weights.get(),
+                        gradients: s.gradients.get(),
+                        optimizer: s.optimizer.get(),
+                        activations: s.activations.get(),
+                        working: s.working.get(),
+                        logits: s.logits.get(),
+                        reserve: s.reserve.get(),
+                        in_flight: s.in_flight,
+                        total: s.total().get(),
+                    })
+                    .collect(),
             },
             transfers: e
                 .transfers
@@ -319,6 +423,26 @@ impl EvaluationReport {
                     overhead: t.overhead,
                 })
                 .collect(),
+            assumptions: e.assumptions.name().to_string(),
+            virtual_stages: c.virtual_stages,
+            sequence_parallel: c.sequence_parallel,
+            zero: crate::cost::step::zero_of(c).name().to_string(),
+            recompute: c.activation.name().to_string(),
+            step_seconds: e.step.get(),
+            tokens_per_second: e.tokens_per_second,
+            tokens: e.tokens,
+            model_flops_per_step: e.model_flops_per_step.get(),
+            hardware_flops_per_step: e.hardware_flops_per_step.get(),
+            tflops_per_gpu: e.tflops_per_gpu(),
+            step: e.step_parts.map(|p| StepReport {
+                compute: p.compute,
+                elementwise: p.elementwise,
+                tensor: p.tensor,
+                pipeline: p.pipeline,
+                bubble: p.bubble,
+                data: p.data,
+                optimizer: p.optimizer,
+            }),
         }
     }
 }

@@ -78,6 +78,54 @@ impl Default for HardwareRequest {
     }
 }
 
+/// The practice knobs and the dimensions they add (the CLI's
+/// `--assumptions`, `--virtual-stages`, `--sequence-parallel`, `--zero`,
+/// `--recompute`, `--global-batch`, `--tokens`, `--optimizer`). Under
+/// `paper` only `assumptions` is read.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PracticeRequest {
+    /// `paper` (default) or `practice`.
+    pub assumptions: String,
+    /// Virtual stages per pipeline device (interleaved 1F1B); free in a
+    /// search when not given, 1 in an evaluation.
+    pub virtual_stages: Option<u32>,
+    /// Sequence parallelism; free in a search when not given, off in an
+    /// evaluation.
+    pub sequence_parallel: Option<bool>,
+    /// ZeRO stage: `0`, `1` (distributed optimizer), `2`, `3` (FSDP,
+    /// weights gathered per micro-batch) or `3-step` (gathered once per
+    /// step); free in a search, 1 in an evaluation.
+    pub zero: Option<String>,
+    /// Recomputation: `none`, `selective` or `full`; free in a search,
+    /// `none` in an evaluation.
+    pub recompute: Option<String>,
+    /// Global batch in sequences.
+    pub global_batch: Option<u64>,
+    /// Training tokens (default 20 per parameter).
+    pub tokens: Option<f64>,
+    /// Training state: `mixed-adam` (18 bytes per parameter, default),
+    /// `fp32-adam`, `adam-8bit`, `sgd-momentum`.
+    pub optimizer: Option<String>,
+}
+
+impl Default for PracticeRequest {
+    fn default() -> Self {
+        Self {
+            assumptions: "paper".into(),
+            virtual_stages: None,
+            sequence_parallel: None,
+            zero: None,
+            recompute: None,
+            global_batch: None,
+            tokens: None,
+            optimizer: None,
+        }
+    }
+}
+
 /// `plan3d evaluate`: one configuration.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -109,6 +157,9 @@ pub struct EvaluateRequest {
     pub offload: bool,
     /// Activation memory: `paper`, `full`, `selective`, `none`.
     pub activations: String,
+    /// The practice knobs.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub practice: PracticeRequest,
 }
 
 impl Default for EvaluateRequest {
@@ -125,6 +176,7 @@ impl Default for EvaluateRequest {
             micro_batches: 1,
             offload: false,
             activations: "paper".into(),
+            practice: PracticeRequest::default(),
         }
     }
 }
@@ -187,6 +239,15 @@ pub struct PlanRequest {
     pub parallelism: String,
     /// `rules` or `exhaustive`.
     pub search: String,
+    /// The practice knobs; under `practice` the search is exhaustive.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub practice: PracticeRequest,
+    /// (Practice) a fixed data-parallel degree.
+    pub data: Option<u32>,
+    /// (Practice) a fixed pipeline degree.
+    pub pipe: Option<u32>,
+    /// (Practice) a fixed micro-batch size.
+    pub micro_batch: Option<u32>,
 }
 
 impl Default for PlanRequest {
@@ -198,6 +259,10 @@ impl Default for PlanRequest {
             method: "improved".into(),
             parallelism: "3d".into(),
             search: "rules".into(),
+            practice: PracticeRequest::default(),
+            data: None,
+            pipe: None,
+            micro_batch: None,
         }
     }
 }

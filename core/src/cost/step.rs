@@ -284,6 +284,32 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
     (layers * model.layer_params() / t, ends * embed / t)
 }
 
+/// A floor on the heaviest device's time per micro-batch for tensor
+/// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
+/// whatever the rest: the GEMMs of d_l/p layers without recomputation. The
+/// search prunes with it.
+#[must_use]
+pub fn micro_batch_floor(
+    model: &ModelShape,
+    hw: &Hardware,
+    a: &Assumptions,
+    tensor: u32,
+    pipe: u32,
+    micro_batch: u32,
+) -> f64 {
+    let gemm_eff = match a.kernel {
+        KernelModel::Flat => hw.kernel_efficiency,
+        KernelModel::Measured => kernel_fit(&hw.gpu).gemm_efficiency,
+        KernelModel::Given(fit) => fit.gemm_efficiency,
+    };
+    let tokens = f64::from(micro_batch) * f64::from(model.seq_len);
+    f64::from(model.layers) / f64::from(pipe)
+        * 3.0
+        * layer_forward_flops_per_token(model, a.work)
+        * tokens
+        / (f64::from(tensor) * hw.gpu.peak.0 * gemm_eff)
+}
+
 /// The step time of a configuration under `a` ([`super::evaluate_with`]
 /// calls it with [`Timing::Seconds`](crate::cost::assumptions::Timing)).
 #[must_use]

@@ -414,6 +414,7 @@ fn binding_constraints_name_their_equation() {
 }
 
 mod custom_scaling;
+mod practice;
 mod sweeps;
 
 #[test]

@@ -1,0 +1,318 @@
+//! The exhaustive search under the practice knobs: every tensor,
+//! pipeline and data degree, virtual stages, micro-batch, sequence
+//! parallelism, recomputation and ZeRO stage, each either fixed by the
+//! caller ([`Space`]) or free, scored by [`crate::cost::evaluate_with`] so
+//! that the search and the evaluator never disagree.
+//!
+//! # What is enumerated
+//!
+//! * tensor degree t: divisors of the heads and of the key/value heads, at
+//!   most the node size (whole heads per device, as Megatron-Core shards);
+//! * pipeline degree p ≤ d_l (uneven stages allowed, their imbalance
+//!   costed); with an exact GPU count, p divides N/t;
+//! * virtual stages v: divisors of ⌈d_l/p⌉ (whole layers per chunk), and
+//!   only when the micro-batches are a multiple of p (PTD-P sec. 2.2.2);
+//! * micro-batch b ∈ {1, 2, 4, 8, 16};
+//! * data degree d: N/(t·p) for an exact count; with a global batch B,
+//!   the d for which d·b divides B; with the batch free, d of the forms
+//!   2^k, 3·2^k, 5·2^k and the largest the budget allows (a geometric
+//!   ladder, not every integer), the batch then the largest multiple of
+//!   d·b at most the batch limit (the critical batch by default);
+//! * recomputation none / selective / full; sequence parallelism with t > 1;
+//!   ZeRO 0 or 1 with a pipeline, 0–3 (and 3 gathered once per step)
+//!   without (DeepSpeed and Megatron-Core do not shard gradients under a
+//!   pipeline that accumulates them).
+//!
+//! # Dominance, and why the search is fast
+//!
+//! In this model some choices are never slower and never use more memory
+//! than others, so the search skips the dominated ones (when they are not
+//! fixed): ZeRO-1 over 0, sequence parallelism over none (t > 1),
+//! selective recomputation under FlashAttention. The rest are ordered from
+//! fastest to least memory (recomputation none → selective → full; ZeRO 1
+//! → 3 per step → 2 → 3) and the first that fits ends the list. A test
+//! checks the result against brute force over every combination.
+//!
+//! A candidate that does not fit is never returned. The objective is the
+//! training time of the token budget; with a target time, the fewest GPUs
+//! that meet it, then the fastest.
+
+use crate::cost::assumptions::{Assumptions, Zero};
+use crate::cost::{evaluate_with, memory::Stages, Config, Evaluation, Method};
+use crate::error::Error;
+use crate::hardware::Hardware;
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+use crate::search::{Bindings, Constraints, Parallelism, Plan, SearchResult};
+
+/// The dimensions a caller fixes (`None`: searched).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Space {
+    /// Data-parallel degree.
+    pub data: Option<u32>,
+    /// Pipeline degree.
+    pub pipe: Option<u32>,
+    /// Virtual stages per pipeline device.
+    pub virtual_stages: Option<u32>,
+    /// Micro-batch size.
+    pub micro_batch: Option<u32>,
+    /// Sequence parallelism.
+    pub sequence_parallel: Option<bool>,
+    /// ZeRO stage.
+    pub zero: Option<Zero>,
+    /// Recomputation.
+    pub recompute: Option<ActivationModel>,
+    /// The global batch in sequences.
+    pub global_batch: Option<u64>,
+}
+
+const MICRO_BATCHES: [u32; 5] = [1, 2, 4, 8, 16];
+const RECOMPUTE: [ActivationModel; 3] = [
+    ActivationModel::None,
+    ActivationModel::Selective,
+    ActivationModel::Full,
+];
+
+fn divisors(n: u64) -> impl Iterator<Item = u64> {
+    (1..=n).filter(move |k| n % k == 0)
+}
+
+/// The data degrees to try for (t, p, b) (see the module's documentation).
+fn data_degrees(
+    c: &Constraints,
+    space: &Space,
+    per_replica: u64,
+    micro_batch: u64,
+    batch_limit: u64,
+) -> alloc::vec::Vec<u64> {
+    let mut out = alloc::vec::Vec::new();
+    if let Some(d) = space.data {
+        out.push(u64::from(d));
+        return out;
+    }
+    if let Some(n) = c.exact_gpus {
+        if n % per_replica == 0 {
+            out.push(n / per_replica);
+        }
+        return out;
+    }
+    let by_budget = c.max_gpus.map_or(u64::MAX, |g| g / per_replica);
+    if let Some(b) = space.global_batch {
+        if b % micro_batch == 0 {
+            out.extend(divisors(b / micro_batch).filter(|&d| d <= by_budget));
+        }
+        return out;
+    }
+    let max = by_budget.min(batch_limit / micro_batch);
+    if max == 0 {
+        return out;
+    }
+    for base in [1u64, 3, 5] {
+        let mut d = base;
+        while d <= max {
+            out.push(d);
+            d *= 2;
+        }
+    }
+    out.push(max);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Is `a` a better plan than `b` under the constraints?
+fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
+    if let Some(days) = c.target_days {
+        let (ma, mb) = (a.time.days() <= days, b.time.days() <= days);
+        if ma != mb {
+            return ma;
+        }
+        if ma && a.gpus != b.gpus {
+            return a.gpus < b.gpus;
+        }
+    }
+    a.time.0 < b.time.0
+}
+
+/// The practice optimum.
+///
+/// # Errors
+///
+/// Invalid inputs, or no configuration that fits and meets the
+/// constraints ([`crate::search::NO_PLAN_CONSTRAINTS`]).
+pub fn practice(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+) -> Result<SearchResult, Error> {
+    model.validate()?;
+    hw.validate()?;
+    c.validate()?;
+    let heads = u64::from(model.heads);
+    let kv = u64::from(model.kv_heads);
+    let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
+    let layers = model.layers;
+    // The batch limit when free: the user's, else the critical batch.
+    let batch_limit = c
+        .batch
+        .unwrap_or_else(|| (model.critical_batch() as u64).max(1));
+    let gpu_memory = hw.gpu.memory.0;
+    let mut best: Option<Evaluation> = None;
+    let mut evaluated = 0u64;
+
+    let tensors = divisors(kv)
+        .filter(|t| heads % t == 0 && *t <= node)
+        .filter(|&t| {
+            c.tensor
+                .map_or(t == 1 || par.tensor(), |f| u64::from(f) == t)
+        });
+    for t in tensors {
+        let pipes: alloc::vec::Vec<u64> = match space.pipe {
+            Some(p) => alloc::vec![u64::from(p)],
+            None if !par.pipe() => alloc::vec![1],
+            None => (1..=u64::from(layers))
+                .filter(|p| c.exact_gpus.is_none_or(|n| n % (t * p) == 0))
+                .collect(),
+        };
+        for p in pipes {
+            let per_replica = t * p;
+            if c.max_gpus.is_some_and(|g| per_replica > g) {
+                continue;
+            }
+            let stage_layers = u64::from(layers).div_ceil(p);
+            let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
+                Some(v) => alloc::vec![u64::from(v)],
+                None if p == 1 => alloc::vec![1],
+                None => divisors(stage_layers).collect(),
+            };
+            // ZeRO-1 dominates 0 (the same traffic, split; less memory and
+            // optimizer work), and without a pipeline the stages go from
+            // fastest to least memory: 1, 3 gathered once per step (the same
+            // traffic, less memory), 2, 3. The first that fits is the
+            // fastest of them.
+            let zeros: &[Zero] = match space.zero {
+                Some(ref z) => core::slice::from_ref(z),
+                None if p > 1 => &[Zero::One],
+                None => &[Zero::One, Zero::ThreePerStep, Zero::Two, Zero::Three],
+            };
+            // Sequence parallelism dominates without it (the same traffic,
+            // less memory and element-wise work).
+            let sps: &[bool] = match space.sequence_parallel {
+                Some(true) => &[true],
+                Some(false) => &[false],
+                None => &[t > 1],
+            };
+            // Recomputation from fastest to least memory; with
+            // FlashAttention selective saves nothing over none.
+            let recomputes: &[ActivationModel] = match space.recompute {
+                Some(ref r) => core::slice::from_ref(r),
+                None if a.flash_attention => &[ActivationModel::None, ActivationModel::Full],
+                None => &RECOMPUTE,
+            };
+            for &b in MICRO_BATCHES
+                .iter()
+                .filter(|&&b| space.micro_batch.is_none_or(|f| f == b))
+            {
+                let b = u64::from(b);
+                for d in data_degrees(c, space, per_replica, b, batch_limit) {
+                    if !par.data() && d > 1 {
+                        continue;
+                    }
+                    let gpus = d * per_replica;
+                    if c.max_gpus.is_some_and(|g| gpus > g)
+                        || c.exact_gpus.is_some_and(|g| gpus != g)
+                    {
+                        continue;
+                    }
+                    let m = match space.global_batch {
+                        Some(gb) if gb % (d * b) == 0 => gb / (d * b),
+                        Some(_) => continue,
+                        None => batch_limit / (d * b),
+                    };
+                    if m == 0 {
+                        continue;
+                    }
+                    // Prune: no v, recomputation or ZeRO stage beats the
+                    // GEMMs of m micro-batches and the smallest bubble.
+                    if let (Some(bst), None) = (&best, c.target_days) {
+                        let v_max = vs.iter().copied().max().unwrap_or(1) as f64;
+                        let (pf, mf) = (p as f64, m as f64);
+                        let bubble = (pf - 1.0) / (v_max * mf);
+                        let floor_step = mf
+                            * (1.0 + bubble)
+                            * crate::cost::step::micro_batch_floor(
+                                model, hw, a, t as u32, p as u32, b as u32,
+                            );
+                        let steps = bst.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
+                        if floor_step * steps >= bst.time.0 {
+                            continue;
+                        }
+                    }
+                    for &v in &vs {
+                        if v > 1 && m % p != 0 {
+                            continue;
+                        }
+                        for &sp in sps {
+                            'fit: for &recompute in recomputes {
+                                for &zero in zeros {
+                                    let cfg = Config {
+                                        method: Method::Baseline,
+                                        data: u32::try_from(d).unwrap_or(u32::MAX),
+                                        pipe: u32::try_from(p).unwrap_or(u32::MAX),
+                                        tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                                        micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
+                                        micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
+                                        offload: false,
+                                        activation: recompute,
+                                        virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
+                                        sequence_parallel: sp,
+                                        zero,
+                                    };
+                                    // Memory first: cheaper than the step.
+                                    let heavy = Stages::of(model, &cfg, a).heaviest();
+                                    if heavy.total().0 > gpu_memory {
+                                        continue;
+                                    }
+                                    let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
+                                        continue;
+                                    };
+                                    evaluated += 1;
+                                    if !e.fits {
+                                        continue;
+                                    }
+                                    if e.efficiency >= c.min_efficiency
+                                        && best.as_ref().is_none_or(|bst| better(&e, bst, c))
+                                    {
+                                        best = Some(e);
+                                    }
+                                    // What follows is no faster.
+                                    break 'fit;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let best = best.ok_or(Error::NoPlan {
+        reason: crate::search::NO_PLAN_CONSTRAINTS,
+    })?;
+    if c.target_days.is_some_and(|days| best.time.days() > days) {
+        return Err(Error::NoPlan {
+            reason: crate::search::NO_PLAN_CONSTRAINTS,
+        });
+    }
+    Ok(SearchResult {
+        best: Plan {
+            method: Method::Baseline,
+            parallelism: par,
+            evaluation: best,
+            binding: Bindings::default(),
+        },
+        evaluated,
+    })
+}

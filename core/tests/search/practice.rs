@@ -1,0 +1,255 @@
+//! The practice search against brute force over every combination (no
+//! dominance shortcuts), and its constraints.
+
+use plan3d_core::cost::assumptions::{Assumptions, Zero};
+use plan3d_core::cost::evaluate_with;
+use plan3d_core::search::{practice, Constraints, Parallelism, Space};
+use plan3d_core::{
+    hardware, model, ActivationModel, Config, Evaluation, Hardware, ModelShape, Network,
+};
+use proptest::prelude::*;
+
+/// Every configuration with `gpus` GPUs and global batch `batch`.
+fn brute(
+    m: &ModelShape,
+    hw: &Hardware,
+    gpus: u64,
+    batch: u64,
+    a: &Assumptions,
+) -> Option<Evaluation> {
+    let mut best: Option<Evaluation> = None;
+    let node = u64::from(hw.node_size.unwrap());
+    for t in 1..=node.min(u64::from(m.heads)) {
+        for p in 1..=u64::from(m.layers) {
+            if gpus % (t * p) != 0 {
+                continue;
+            }
+            let d = gpus / (t * p);
+            for b in [1u64, 2, 4, 8, 16] {
+                if batch % (d * b) != 0 {
+                    continue;
+                }
+                let mbs = batch / (d * b);
+                for v in 1..=u64::from(m.layers) {
+                    if v > 1 && (mbs % p != 0 || u64::from(m.layers).div_ceil(p) % v != 0) {
+                        continue;
+                    }
+                    for recompute in [
+                        ActivationModel::None,
+                        ActivationModel::Selective,
+                        ActivationModel::Full,
+                    ] {
+                        for sp in [false, true] {
+                            for zero in Zero::ALL {
+                                if p > 1 && zero.stage() > 1 {
+                                    continue;
+                                }
+                                let cfg = Config {
+                                    data: d as u32,
+                                    pipe: p as u32,
+                                    tensor: t as u32,
+                                    micro_batch: b as u32,
+                                    micro_batches: mbs as u32,
+                                    activation: recompute,
+                                    virtual_stages: v as u32,
+                                    sequence_parallel: sp,
+                                    zero,
+                                    ..Config::default()
+                                };
+                                let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
+                                    continue;
+                                };
+                                if e.fits && best.as_ref().is_none_or(|b| e.time.0 < b.time.0) {
+                                    best = Some(e);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> ModelShape {
+    ModelShape {
+        seq_len: seq,
+        heads,
+        head_size,
+        kv_heads: heads / kv_div,
+        layers,
+        ffn: 4 * heads * head_size,
+        gated_mlp: kv_div > 1,
+        biases: false,
+        vocab: Some(32_000),
+        tied_embeddings: false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// The search's optimum is brute force's, and it fits.
+    #[test]
+    fn practice_search_is_brute_force(
+        heads in prop::sample::select(vec![4u32, 8, 12, 16]),
+        kv_div in prop::sample::select(vec![1u32, 2, 4]),
+        layers in 2u32..12,
+        seq in prop::sample::select(vec![1024u32, 4096]),
+        head_size in prop::sample::select(vec![64u32, 128]),
+        gpus in prop::sample::select(vec![8u64, 16, 24, 32]),
+        batch in prop::sample::select(vec![32u64, 48, 64]),
+        mem in prop::sample::select(vec![0.05, 0.2, 80.0]),
+        flash in any::<bool>(),
+    ) {
+        prop_assume!(heads % kv_div == 0);
+        let m = small(heads, kv_div, layers, seq, head_size);
+        let mut gpu = hardware::H100_SXM;
+        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+        let hw = Hardware { gpu, node_size: Some(8), network: Network::InfiniBand400, ..Hardware::default() };
+        let a = Assumptions { flash_attention: flash, reserve: plan3d_core::units::Bytes(0.0), ..Assumptions::PRACTICE };
+        let c = Constraints { exact_gpus: Some(gpus), ..Constraints::default() };
+        let space = Space { global_batch: Some(batch), ..Space::default() };
+        let found = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
+        let expected = brute(&m, &hw, gpus, batch, &a);
+        match (found, expected) {
+            (None, None) => {}
+            (Some(f), Some(e)) => {
+                let f = f.best.evaluation;
+                prop_assert!(f.fits);
+                prop_assert!((f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+                    "search {:?} {} vs brute {:?} {}", f.config, f.time.0, e.config, e.time.0);
+            }
+            (f, e) => prop_assert!(false, "search {:?} vs brute {:?}", f.map(|r| r.best.evaluation.config), e.map(|e| e.config)),
+        }
+    }
+}
+
+/// Fixed cases that have plans, memory tight and loose: the search equals
+/// brute force (guards against a proptest run of empty cases).
+#[test]
+fn practice_search_fixed_cases() {
+    let mut found = 0;
+    for (mem, flash) in [
+        (80.0, true),
+        (80.0, false),
+        (3.0, true),
+        (3.0, false),
+        (1.5, false),
+        (0.08, false),
+    ] {
+        let m = small(16, 4, 8, 4096, 128);
+        let mut gpu = hardware::H100_SXM;
+        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+        let hw = Hardware {
+            gpu,
+            node_size: Some(8),
+            network: Network::InfiniBand400,
+            ..Hardware::default()
+        };
+        let a = Assumptions {
+            flash_attention: flash,
+            reserve: plan3d_core::units::Bytes(0.0),
+            ..Assumptions::PRACTICE
+        };
+        let c = Constraints {
+            exact_gpus: Some(32),
+            ..Constraints::default()
+        };
+        let space = Space {
+            global_batch: Some(64),
+            ..Space::default()
+        };
+        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
+        let e = brute(&m, &hw, 32, 64, &a);
+        assert_eq!(f.is_some(), e.is_some(), "{mem} {flash}");
+        if let (Some(f), Some(e)) = (f, e) {
+            found += 1;
+            let f = f.best.evaluation;
+            assert!(
+                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+                "{:?} vs {:?}",
+                f.config,
+                e.config
+            );
+        }
+    }
+    assert!(found >= 4, "{found}");
+}
+
+/// Fixed dimensions stay fixed; a budget is never exceeded; a target time
+/// gives the fewest GPUs that meet it.
+#[test]
+fn practice_constraints_hold() {
+    let m = model::LLAMA_3_1_70B;
+    let hw = Hardware {
+        gpu: hardware::H100_SXM,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let a = Assumptions {
+        tokens: Some(15e12),
+        ..Assumptions::PRACTICE
+    };
+    let space = Space {
+        pipe: Some(4),
+        recompute: Some(ActivationModel::Full),
+        global_batch: Some(1024),
+        ..Space::default()
+    };
+    let c = Constraints {
+        max_gpus: Some(2048),
+        ..Constraints::default()
+    };
+    let r = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a)
+        .unwrap()
+        .best
+        .evaluation;
+    assert_eq!(r.config.pipe, 4);
+    assert_eq!(r.config.activation, ActivationModel::Full);
+    assert_eq!(r.batch, 1024);
+    assert!(r.gpus <= 2048 && r.fits);
+    let target = Constraints {
+        target_days: Some(60.0),
+        ..Constraints::default()
+    };
+    let t = practice(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &target,
+        &Space {
+            global_batch: Some(1024),
+            ..Space::default()
+        },
+        &a,
+    )
+    .unwrap()
+    .best
+    .evaluation;
+    assert!(t.time.days() <= 60.0);
+    // Nothing with fewer GPUs meets the target.
+    let fewer = Constraints {
+        max_gpus: Some(t.gpus - 1),
+        ..Constraints::default()
+    };
+    if let Ok(f) = practice(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &fewer,
+        &Space {
+            global_batch: Some(1024),
+            ..Space::default()
+        },
+        &a,
+    ) {
+        assert!(
+            f.best.evaluation.time.days() > 60.0,
+            "{} GPUs in {} days",
+            f.best.evaluation.gpus,
+            f.best.evaluation.time.days()
+        );
+    }
+}
