@@ -84,6 +84,9 @@ enum Command {
     Schedule(ScheduleArgs),
     /// The JSON schema of every report and request (and the page's exports).
     Schema,
+    /// The practice model against published runs (the calibration set):
+    /// measured vs predicted step time, as a Markdown table.
+    Validate,
     /// Training time from tokens and achieved throughput (PTD-P eq. 4).
     Estimate {
         /// Parameter count P.
@@ -145,6 +148,13 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::Schema => {
             return serde_json::to_string_pretty(&plan3d_core::api::schema::json_schema())
                 .map_err(|e| e.to_string())
+        }
+        Command::Validate => {
+            let rows = plan3d_core::calibration::validate()?;
+            if !cli.json {
+                return Ok(plan3d_core::calibration::markdown(&rows));
+            }
+            serde_json::to_value(rows).map_err(|e| e.to_string())?
         }
         Command::Plan(args) => plan_cmd(args)?,
         Command::Sweep(args) => {

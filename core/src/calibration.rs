@@ -358,3 +358,55 @@ pub fn validate() -> Result<Vec<Validation>, String> {
         })
         .collect()
 }
+
+/// The validation table in Markdown: each run, its configuration, measured
+/// and predicted seconds per step, the error, the predicted MFU and memory
+/// of the heaviest device; then the median and largest |error|.
+#[must_use]
+pub fn markdown(rows: &[Validation]) -> String {
+    let mut out = String::from(
+        "| run | GPUs | configuration | measured s/step | predicted s/step | error | MFU | memory (GiB) |\n\
+         |---|---:|---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} ({} B, {}) | {} | {} | {:.3} | {:.3} | {:+.1} % | {:.1} % | {:.1}{} |\n",
+            r.id,
+            r.params_b,
+            r.source,
+            r.gpus,
+            r.config,
+            r.measured_step,
+            r.predicted_step,
+            100.0 * r.error,
+            100.0 * r.mfu,
+            r.peak_memory / crate::units::GIB,
+            if r.fits { "" } else { " (does not fit)" },
+        ));
+    }
+    let (median, max) = summary(rows);
+    out.push_str(&format!(
+        "\nMedian |error| {:.1} %, largest {:.1} %, over {} runs.\n",
+        100.0 * median,
+        100.0 * max,
+        rows.len()
+    ));
+    out
+}
+
+/// Median and largest |error| of the rows.
+#[must_use]
+pub fn summary(rows: &[Validation]) -> (f64, f64) {
+    let mut abs: Vec<f64> = rows.iter().map(|r| r.error.abs()).collect();
+    abs.sort_by(f64::total_cmp);
+    let n = abs.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let median = if n % 2 == 0 {
+        (abs[n / 2 - 1] + abs[n / 2]) / 2.0
+    } else {
+        abs[n / 2]
+    };
+    (median, abs[n - 1])
+}

@@ -62,6 +62,7 @@ mod plan;
 mod schedule;
 mod schema;
 mod sweep;
+mod validate;
 
 #[test]
 fn bad_input_is_a_clear_error_not_a_panic() {
