@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 
 use crate::components::{
     inputs::Controls, memory::MemoryChart, network::NetworkNeeds, notices::NoticeList,
-    plans::Plans, scaling::Scaling, schedule::Schedules, share::Share,
+    plans::Plans, scaling::Scaling, schedule::Schedules, share::Share, validation::Validation,
 };
 use crate::dom::{document, now_ms, page_base, search_string, Relayout};
 use crate::fmt;
@@ -307,8 +307,9 @@ pub fn App() -> impl IntoView {
                     <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>
                 }))}
                 <Plans inputs=inputs outputs=outputs optimum=optimum />
-                <MemoryChart outputs=outputs />
+                <MemoryChart outputs=outputs inputs=inputs />
                 <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
+                <Validation />
                 <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
                 <Schedules inputs=inputs plan_tl=plan_tl only=false />
                 <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl notices=notices />

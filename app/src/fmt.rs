@@ -106,6 +106,17 @@ pub fn params(p: f64) -> String {
     format!("{}{u}", round_sig(v, 3))
 }
 
+/// Seconds at three significant figures: 8.32 s, 0.412 s.
+pub fn seconds(s: f64) -> String {
+    format!("{} s", round_sig(s, 3))
+}
+
+/// A large count in the units of [`params`] without a trailing unit word:
+/// tokens, tokens per second (1.87 M, 15.6 T).
+pub fn big(x: f64) -> String {
+    params(x)
+}
+
 /// A fraction as a percentage.
 pub fn pct(x: f64) -> String {
     format!("{:.0} %", 100.0 * x)

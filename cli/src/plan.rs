@@ -15,9 +15,10 @@ pub(crate) struct PlanArgs {
     #[command(flatten)]
     pub(crate) shape: ShapeArgs,
     /// baseline, partitioned, improved, improved-unpartitioned, or (with
-    /// --search exhaustive) any.
-    #[arg(long, default_value = "improved")]
-    pub(crate) method: String,
+    /// --search exhaustive, or under practice) any. Default: improved
+    /// (paper), any (practice).
+    #[arg(long)]
+    pub(crate) method: Option<String>,
     /// none, data, data+pipe, data+tensor, pipe+tensor or 3d.
     #[arg(long, default_value = "3d")]
     pub(crate) parallelism: String,
@@ -46,7 +47,13 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         constraints: a.constraints.request(),
-        method: a.method.clone(),
+        method: a.method.clone().unwrap_or_else(|| {
+            if a.practice.assumptions.eq_ignore_ascii_case("practice") {
+                "any".into()
+            } else {
+                "improved".into()
+            }
+        }),
         parallelism: a.parallelism.clone(),
         search: a.search.clone(),
         practice: a.practice.request(),

@@ -83,6 +83,166 @@ pub fn constraints(inputs: &Inputs) -> Constraints {
     }
 }
 
+/// What the plans table says of its rows under practice.
+pub const PRACTICE_NOTE: &str = "Each row is the exhaustive search's best for its method under \
+     today's practice (Megatron-Core, NeMo, torchtitan): tensor, pipeline and data degrees, \
+     virtual stages, micro-batch, sequence parallelism, recomputation and ZeRO stage, scored by \
+     a step-time model checked against published runs (see Validation).";
+
+/// A practice plan's step in parts, for a table: (part, seconds, what it
+/// is), the parts summing to the step.
+#[must_use]
+pub fn step_rows(e: &crate::Evaluation) -> Vec<(&'static str, f64, &'static str)> {
+    let Some(p) = e.step_parts else {
+        return Vec::new();
+    };
+    alloc::vec![
+        (
+            "GEMMs",
+            p.compute,
+            "matrix multiplications at the GPU's fitted efficiency"
+        ),
+        (
+            "element-wise",
+            p.elementwise,
+            "norms, activations, dropout, softmax: memory-bound"
+        ),
+        (
+            "pipeline bubble",
+            p.bubble,
+            "idle slots of the schedule: (p−1)/(v·m)"
+        ),
+        (
+            "tensor collectives",
+            p.tensor,
+            "what the GEMMs cannot hide (ring, NVLink)"
+        ),
+        (
+            "pipeline sends",
+            p.pipeline,
+            "activations and gradients between stages"
+        ),
+        (
+            "data parallel",
+            p.data,
+            "gradient reduction and weight gathers not hidden"
+        ),
+        (
+            "optimizer",
+            p.optimizer,
+            "the optimizer step over the local shard"
+        ),
+    ]
+}
+
+/// The dimensions the page fixes under practice: the recomputation when
+/// `act` names one (`paper` leaves it to the search).
+fn practice_space(inputs: &Inputs) -> search::Space {
+    search::Space {
+        recompute: match inputs.activation {
+            crate::memory::ActivationModel::Paper => None,
+            a => Some(a),
+        },
+        ..search::Space::default()
+    }
+}
+
+/// Under practice a method's row is the exhaustive practice search's best
+/// for that method ([`search::practice`]), not the paper's rules.
+fn practice_plan(
+    inputs: &Inputs,
+    model: &ModelShape,
+    hw: &Hardware,
+    c: &Constraints,
+    method: Method,
+) -> Result<Plan, Error> {
+    let space = search::Space {
+        method: Some(method),
+        ..practice_space(inputs)
+    };
+    search::practice(model, hw, inputs.parallelism, c, &space, &inputs.knobs()).map(|r| r.best)
+}
+
+/// Why a practice plan takes its time and memory, in words: the step's
+/// parts and the heaviest stage's memory (the practice counterpart of the
+/// rules' bindings).
+#[must_use]
+pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::String> {
+    use alloc::format;
+    let mut v = Vec::new();
+    let c = e.config;
+    let Some(p) = e.step_parts else { return v };
+    let gib = |b: crate::units::Bytes| b.0 / crate::units::GIB;
+    let schedule = if c.method.layered() {
+        format!(
+            "layered accumulation, modular pipeline over {} stages",
+            c.pipe
+        )
+    } else if c.pipe > 1 && c.virtual_stages > 1 {
+        format!(
+            "interleaved 1F1B, {} stages × {} virtual",
+            c.pipe, c.virtual_stages
+        )
+    } else if c.pipe > 1 {
+        format!("1F1B over {} stages", c.pipe)
+    } else {
+        alloc::string::String::from("no pipeline")
+    };
+    v.push(format!(
+        "step {:.2} s ({schedule}, {} micro-batches of {}): GEMMs {:.2} s, element-wise {:.2} s, \
+         bubble {:.2} s, tensor collectives {:.2} s, pipeline sends {:.2} s, exposed data-parallel \
+         {:.2} s, optimizer {:.3} s",
+        e.step.0,
+        c.micro_batches,
+        c.micro_batch,
+        p.compute,
+        p.elementwise,
+        p.bubble,
+        p.tensor,
+        p.pipeline,
+        p.data,
+        p.optimizer
+    ));
+    let h = e.stages.heaviest();
+    v.push(format!(
+        "heaviest stage (GPU {} of the pipeline, {} layers): {:.1} of {:.0} GiB: weights {:.1}, \
+         gradients {:.1}, optimizer {:.1}, activations of {:.1} micro-batches in flight {:.1}, \
+         working {:.1}, logits {:.1}, reserve {:.1}",
+        h.stage,
+        h.layers,
+        gib(h.total()),
+        gib(hw.gpu.memory),
+        gib(h.weights),
+        gib(h.gradients),
+        gib(h.optimizer),
+        h.in_flight,
+        gib(h.activations),
+        gib(h.working),
+        gib(h.logits),
+        gib(h.reserve)
+    ));
+    v.push(format!(
+        "ZeRO-{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
+        crate::cost::step::zero_of(&c).stage(),
+        if c.sequence_parallel {
+            ", sequence parallel"
+        } else {
+            ""
+        },
+        c.activation.name(),
+        e.tokens_per_second / 1e6,
+        e.tflops_per_gpu()
+    ));
+    if !crate::cost::assumptions::kernel_fit(&hw.gpu).validated {
+        v.push(format!(
+            "the {} has no published run in the calibration set: its kernel efficiency is the \
+             H100's, unvalidated",
+            hw.gpu.name
+        ));
+    }
+    v
+}
+
 /// The rules' plan for every method: cheap enough for every input change.
 ///
 /// # Errors
@@ -97,10 +257,12 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
     let plans = METHODS
         .iter()
         .map(|&m| {
-            (
-                m,
-                search::rules(&model, &hardware, m, inputs.parallelism, &c),
-            )
+            let plan = if inputs.practice() {
+                practice_plan(inputs, &model, &hardware, &c, m)
+            } else {
+                search::rules(&model, &hardware, m, inputs.parallelism, &c)
+            };
+            (m, plan)
         })
         .collect();
     Ok(Outputs {
@@ -143,6 +305,17 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
 pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
     let model = inputs.model.shape()?;
     let hardware = inputs.hardware();
+    if inputs.practice() {
+        return search::practice_methods(
+            &model,
+            &hardware,
+            inputs.parallelism,
+            &constraints(inputs),
+            &practice_space(inputs),
+            &inputs.knobs(),
+            &METHODS,
+        );
+    }
     search::exhaustive(
         &model,
         &hardware,
@@ -351,6 +524,8 @@ pub fn scaling_key(inputs: &Inputs) -> Inputs {
         method: d.method,
         compare: d.compare,
         embed: d.embed,
+        assumptions: d.assumptions,
+        tokens: None,
         max_gpus: None,
         cluster: None,
         target_days: None,

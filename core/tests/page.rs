@@ -11,7 +11,7 @@ use plan3d_core::{
 /// A value the page does not use is named with what it uses instead.
 #[test]
 fn notices_say_what_is_used_instead() {
-    let (_, n) = Inputs::from_query("gpus=-5&gpu=h900&node=99&batch=0&keff=3");
+    let (_, n) = Inputs::from_query("assume=paper&gpus=-5&gpu=h900&node=99&batch=0&keff=3");
     let text: Vec<String> = n.iter().map(ToString::to_string).collect();
     assert_eq!(
         text,
@@ -29,7 +29,7 @@ fn notices_say_what_is_used_instead() {
 /// and says so; an empty optional field clears it.
 #[test]
 fn fields_parse_like_the_url() {
-    let (mut i, _) = Inputs::from_query("gpus=512");
+    let (mut i, _) = Inputs::from_query("assume=paper&gpus=512");
     let n = i.set_field("gpus", "-5").unwrap_err();
     assert_eq!(i.max_gpus, Some(512));
     assert_eq!(
@@ -42,7 +42,8 @@ fn fields_parse_like_the_url() {
     assert_eq!(i.max_gpus, None);
     assert!(i.set_field("days", "nan").is_err());
     assert!(i.set_field("heads", "8").is_err(), "not a custom model");
-    let (mut c, _) = Inputs::from_query("model=custom&seq=2048&heads=16&head=64&layers=24");
+    let (mut c, _) =
+        Inputs::from_query("assume=paper&model=custom&seq=2048&heads=16&head=64&layers=24");
     c.set_field("layers", "48").unwrap();
     assert_eq!(c.described("layers"), "48");
     let n = c.set_field("heads", "0").unwrap_err();
@@ -53,7 +54,7 @@ fn fields_parse_like_the_url() {
 /// (X160: b_c = 573 · (12 · 160⁵)^{1/3} / 2560 = 2416.7, eq. 2).
 #[test]
 fn a_batch_above_the_critical_batch_is_corrected_in_words() {
-    let (i, _) = Inputs::from_query("model=x160&batch=9113");
+    let (i, _) = Inputs::from_query("assume=paper&model=x160&batch=9113");
     let o = outputs(&i).unwrap();
     let c = planner::corrections(&i, &o);
     assert_eq!(
@@ -63,7 +64,7 @@ fn a_batch_above_the_critical_batch_is_corrected_in_words() {
           sequences per step only add work; using the critical batch, 2416 sequences"
         ]
     );
-    let (j, _) = Inputs::from_query("model=x160&batch=1000");
+    let (j, _) = Inputs::from_query("assume=paper&model=x160&batch=1000");
     assert!(planner::corrections(&j, &outputs(&j).unwrap()).is_empty());
 }
 
@@ -73,7 +74,7 @@ fn a_batch_above_the_critical_batch_is_corrected_in_words() {
 fn the_shown_plan_is_the_best_found() {
     use plan3d_core::planner::{shown, RulesVersus, Standing};
     let case = |q: &str| {
-        let (i, _) = Inputs::from_query(q);
+        let (i, _) = Inputs::from_query(&format!("assume=paper&{q}"));
         let o = outputs(&i).unwrap();
         let opt = planner::optimum(&i);
         (
@@ -119,7 +120,7 @@ fn the_shown_plan_is_the_best_found() {
     assert!(s.plan.evaluation.gpus <= 1024);
     assert!(before.is_none());
     // No plan at all: the advice names what to change.
-    let (i, _) = Inputs::from_query("model=x1000");
+    let (i, _) = Inputs::from_query("assume=paper&model=x1000");
     let o = outputs(&i).unwrap();
     let err = o.plans.iter().find_map(|(_, p)| p.as_ref().err()).unwrap();
     assert!(planner::advice(err, &i, &o.model).contains("more memory"));
@@ -127,7 +128,8 @@ fn the_shown_plan_is_the_best_found() {
     // 3.1 405B on Meta's 16 384 H100s: b_c = 516.1 sequences, eq. 2): the
     // search has no plan, the headline keeps the rules' capped plan and
     // says why, and the advice names the critical batch.
-    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384");
+    let (i, _) =
+        Inputs::from_query("assume=paper&model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384");
     let o = outputs(&i).unwrap();
     let opt = planner::optimum(&i);
     let err = opt.unwrap_err();
@@ -141,10 +143,13 @@ fn the_shown_plan_is_the_best_found() {
 /// degree 15 for 128 heads in a 16-GPU "node" of H100s.
 #[test]
 fn the_node_size_follows_the_gpu_chosen() {
-    let (mut i, _) = Inputs::from_query("model=llama-3.1-405b");
+    let (mut i, _) = Inputs::from_query("assume=paper&model=llama-3.1-405b");
     i.choose_gpu(plan3d_core::hardware::H100_SXM);
     assert_eq!(i.node, Some(8));
-    assert_eq!(i.to_query(), "model=llama-3.1-405b&gpu=h100-sxm&node=8");
+    assert_eq!(
+        i.to_query(),
+        "model=llama-3.1-405b&gpu=h100-sxm&node=8&assume=paper"
+    );
     let o = outputs(&i).unwrap();
     for (_, p) in &o.plans {
         if let Ok(p) = p {
@@ -153,18 +158,18 @@ fn the_node_size_follows_the_gpu_chosen() {
     }
     i.choose_gpu(plan3d_core::hardware::A100_80GB);
     assert_eq!(i.node, Some(16));
-    let (mut j, _) = Inputs::from_query("node=none");
+    let (mut j, _) = Inputs::from_query("assume=paper&node=none");
     j.choose_gpu(plan3d_core::hardware::H100_SXM);
     assert_eq!(j.node, None, "no limit stays");
     // An old link keeps its meaning.
-    let (k, _) = Inputs::from_query("gpu=h100-sxm");
+    let (k, _) = Inputs::from_query("assume=paper&gpu=h100-sxm");
     assert_eq!(k.node, Some(16));
 }
 
 /// The size slider scales the X family; leaving a preset is said in words.
 #[test]
 fn the_size_slider_says_when_it_leaves_a_preset() {
-    let (mut i, _) = Inputs::from_query("model=gpt-3");
+    let (mut i, _) = Inputs::from_query("assume=paper&model=gpt-3");
     let n = i.slide_size(1e12).unwrap();
     // x = (10¹² / 12)^{1/5} = 152.8, the nearest even 152.
     assert_eq!(i.model, ModelChoice::X(152));
@@ -182,9 +187,9 @@ fn the_size_slider_says_when_it_leaves_a_preset() {
 /// the rules at most.
 #[test]
 fn an_exact_cluster_size_is_used_exactly() {
-    let (i, n) = Inputs::from_query("model=gpt-3&cluster=1000");
+    let (i, n) = Inputs::from_query("assume=paper&model=gpt-3&cluster=1000");
     assert!(n.is_empty());
-    assert_eq!(i.to_query(), "model=gpt-3&cluster=1000");
+    assert_eq!(i.to_query(), "model=gpt-3&cluster=1000&assume=paper");
     let o = outputs(&i).unwrap();
     assert_eq!(planner::optimum(&i).unwrap().best.evaluation.gpus, 1000);
     for (_, p) in &o.plans {

@@ -1,5 +1,6 @@
 //! URL state: round trips, hostile input; the planner's outputs.
 
+use plan3d_core::cost::AssumptionSet;
 use plan3d_core::{
     hardware,
     planner::{self, comparison, needs, outputs, plan_schedule, scaling},
@@ -76,6 +77,8 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 activation: ActivationModel::ALL[a],
                 compare: Comparison::ALL[c],
                 embed: e.map(|e| EmbedView::ALL[e]),
+                assumptions: AssumptionSet::ALL[c % 2],
+                tokens: batch.map(|b| b as f64 * 1.5e9),
             },
         )
 }
@@ -102,7 +105,7 @@ proptest! {
     }
 
     #[test]
-    fn prop_key_value_noise(k in "(model|gpu|node|net|method|par|gpus|days|batch|keff|act|cmp|seq|heads|head|layers)", v in ".{0,80}") {
+    fn prop_key_value_noise(k in "(model|gpu|node|net|method|par|gpus|days|batch|keff|act|cmp|seq|heads|head|layers|assume|tokens)", v in ".{0,80}") {
         let q = format!("{k}={v}");
         let (i, _) = Inputs::from_query(&q);
         prop_assert!(i.model.shape().is_ok());
@@ -115,6 +118,10 @@ fn the_issues_url_gives_table_6_1() {
     let (i, notices) = Inputs::from_query("?model=x160&gpu=a100-80gb&node=16&net=infiniband");
     assert!(notices.is_empty());
     assert_eq!(i, Inputs::default());
+    // The page opens in practice; the paper's tables are `assume=paper`.
+    let (i, _) =
+        Inputs::from_query("?model=x160&gpu=a100-80gb&node=16&net=infiniband&assume=paper");
+    assert_eq!(i, paper_inputs());
     let o = outputs(&i).unwrap();
     let improved = o.selected(Method::Improved).unwrap().evaluation;
     assert_eq!(improved.gpus, 38_640);
@@ -164,12 +171,13 @@ fn hostile_values_fall_back_with_a_notice() {
         assert!(text.len() < 200 && !text.contains('\u{0}'), "{text}");
     }
     // Percent escapes and '+' decode; unknown keys are ignored.
-    let (i, n) = Inputs::from_query("par=data%2Bpipe&net=ethernet-100&utm=x&model=GPT-3");
+    let (i, n) =
+        Inputs::from_query("assume=paper&par=data%2Bpipe&net=ethernet-100&utm=x&model=GPT-3");
     assert!(n.is_empty());
     assert_eq!(i.parallelism, Parallelism::DataPipe);
     assert_eq!(i.network, Network::Ethernet100);
     assert_eq!(i.model, ModelChoice::Preset("gpt-3"));
-    let (i, _) = Inputs::from_query("model=custom&seq=512&heads=16&head=64&layers=24");
+    let (i, _) = Inputs::from_query("assume=paper&model=custom&seq=512&heads=16&head=64&layers=24");
     assert_eq!(i.model.shape().unwrap().params(), 301_989_888.0);
     assert_eq!(Inputs::x_for_params(1.26e12), 160);
     assert_eq!(Inputs::x_for_params(f64::NAN), 2);
@@ -178,7 +186,7 @@ fn hostile_values_fall_back_with_a_notice() {
 
 #[test]
 fn schedules_and_scaling_for_the_page() {
-    let i = Inputs::default();
+    let i = paper_inputs();
     let o = outputs(&i).unwrap();
     let (s, shown) =
         plan_schedule(&o.model, &o.hardware, o.selected(Method::Improved).unwrap()).unwrap();
@@ -219,14 +227,14 @@ fn schedules_and_scaling_for_the_page() {
 /// fastest when the optimum's method has no rules (improved-unpartitioned).
 #[test]
 fn rules_against_the_optimum() {
-    let i = Inputs::default();
+    let i = paper_inputs();
     let (o, r) = (outputs(&i).unwrap(), planner::optimum(&i).unwrap());
     let p = o.rules_against(&r).unwrap();
     assert_eq!(p.evaluation.config.method, Method::Improved);
     assert_eq!(planner::slowdown(p, &r), 1.0);
     // X24 on 25 Gb/s Ethernet: the optimum is improved-unpartitioned; the
     // fastest rules' plan is at least as slow.
-    let (i, _) = Inputs::from_query("model=x24&net=ethernet-25");
+    let (i, _) = Inputs::from_query("assume=paper&model=x24&net=ethernet-25");
     let (o, r) = (outputs(&i).unwrap(), planner::optimum(&i).unwrap());
     assert_eq!(
         r.best.evaluation.config.method,
@@ -256,7 +264,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
                     model: ModelChoice::X(x),
                     node,
                     method,
-                    ..Inputs::default()
+                    ..paper_inputs()
                 };
                 let Ok(o) = outputs(&i) else { continue };
                 let Some(p) = o.selected(method) else {
@@ -320,7 +328,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
         }),
         method: Method::Baseline,
         parallelism: Parallelism::Data,
-        ..Inputs::default()
+        ..paper_inputs()
     };
     let o = outputs(&i).unwrap();
     let p = o.selected(Method::Baseline).unwrap();
@@ -348,7 +356,10 @@ fn embed_codes_and_links() {
         code,
         "<iframe src=\"https://u.github.io/plan3d/?model=gpt-3&amp;node=8&amp;embed=planner\" width=\"600\" height=\"400\" title=\"plan3d: planner\" loading=\"lazy\" style=\"border:0\"></iframe>"
     );
-    assert_eq!(Inputs::from_query("embed=dashboard").1.len(), 1);
+    assert_eq!(
+        Inputs::from_query("assume=paper&embed=dashboard").1.len(),
+        1
+    );
 }
 
 #[test]
@@ -386,12 +397,15 @@ fn saved_scenarios_read_back_or_are_skipped() {
 #[test]
 fn exports_name_their_inputs_and_parse_back() {
     use plan3d_core::export;
-    let (i, _) = Inputs::from_query("model=x160&node=16");
+    let (i, _) = Inputs::from_query("assume=paper&model=x160&node=16");
     let o = outputs(&i).unwrap();
     let opt = planner::optimum(&i);
     let csv = export::plans_csv(&i, &o, Some(&opt));
     let mut lines = csv.lines();
-    assert_eq!(lines.next().unwrap(), "# plan3d plans for ?model=x160");
+    assert_eq!(
+        lines.next().unwrap(),
+        "# plan3d plans for ?model=x160&assume=paper"
+    );
     assert_eq!(lines.next().unwrap(), export::PLAN_COLUMNS.join(","));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
@@ -406,13 +420,13 @@ fn exports_name_their_inputs_and_parse_back() {
     assert_eq!(rows[3][1], "exhaustive");
     let json: serde_json::Value =
         serde_json::from_str(&export::plans_json(&i, &o, Some(&opt))).unwrap();
-    assert_eq!(json["inputs"], "model=x160");
+    assert_eq!(json["inputs"], "model=x160&assume=paper");
     assert_eq!(json["plans"][2]["gpus"], 38640);
     assert_eq!(json["plans"][2]["method"], "improved");
     assert!((json["plans"][2]["days"].as_f64().unwrap() - 6.81).abs() < 0.01);
     let rows = scaling(&i, 12).unwrap();
     let csv = export::sweep_csv(&i, &rows);
-    assert!(csv.starts_with("# plan3d scaling sweep for ?model=x160\nmethod,params,"));
+    assert!(csv.starts_with("# plan3d scaling sweep for ?model=x160&assume=paper\nmethod,params,"));
     assert_eq!(
         csv.lines().count(),
         2 + rows.iter().map(|(_, r)| r.len()).sum::<usize>()
@@ -427,12 +441,12 @@ fn exports_name_their_inputs_and_parse_back() {
     assert_eq!(sweep, export::SweepExport::new(&i, &rows));
     assert_eq!(
         export::file_name(&i, "plans", "csv"),
-        "plan3d-plans-model-x160.csv"
+        "plan3d-plans-model-x160_assume-paper.csv"
     );
-    let (j, _) = Inputs::from_query("model=gpt-3&par=data%2Bpipe&node=8");
+    let (j, _) = Inputs::from_query("assume=paper&model=gpt-3&par=data%2Bpipe&node=8");
     assert_eq!(
         export::file_name(&j, "scaling", "png"),
-        "plan3d-scaling-model-gpt-3_node-8_par-data+pipe.png"
+        "plan3d-scaling-model-gpt-3_node-8_par-data+pipe_assume-paper.png"
     );
 }
 
@@ -455,4 +469,13 @@ fn inputs_serialize_as_their_query() {
     }
     let err = serde_json::from_str::<Inputs>("\"gpu=h900\"").unwrap_err();
     assert!(err.to_string().contains("unknown GPU"), "{err}");
+}
+
+/// The page's inputs under the paper's assumptions (the page opens in
+/// practice; these tests check the paper's numbers).
+fn paper_inputs() -> Inputs {
+    Inputs {
+        assumptions: plan3d_core::cost::AssumptionSet::Paper,
+        ..Inputs::default()
+    }
 }

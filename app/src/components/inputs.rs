@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use plan3d_core::{
+    cost::AssumptionSet,
     hardware, model,
     planner::METHODS,
     search::Parallelism,
@@ -75,6 +76,25 @@ pub fn Controls(
 
     view! {
         <aside class="p3-controls" aria-label="Inputs">
+            <fieldset>
+                <legend>"Assumptions"</legend>
+                <label for="p3-assume">"Cost model"</label>
+                <select id="p3-assume" data-testid="assume" prop:value=move || inputs.with(|i| i.assumptions.name())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        set(true, Box::new(move |i| if let Ok(a) = AssumptionSet::parse(&v) { i.assumptions = a }));
+                    }>
+                    <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
+                    <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
+                </select>
+                <Show when=move || inputs.with(|i| i.practice())>
+                    <label for="p3-tokens">"Training tokens"</label>
+                    <input id="p3-tokens" data-testid="tokens" type="text" inputmode="decimal" placeholder="20 per parameter"
+                        prop:value=move || inputs.with(|i| i.tokens.map(|t| format!("{t:e}")).unwrap_or_default())
+                        on:input=move |e| typed("tokens", event_target_value(&e))
+                        on:change=move |e| committed("tokens", event_target_value(&e)) />
+                </Show>
+            </fieldset>
             <fieldset>
                 <legend>"Model"</legend>
                 <label for="p3-model">"Preset"</label>

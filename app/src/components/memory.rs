@@ -11,7 +11,10 @@ use crate::dom::{dark_mode, refit, relayout};
 
 /// Memory per GPU of each method's plan against the GPU's memory.
 #[component]
-pub fn MemoryChart(outputs: OutputsMemo) -> impl IntoView {
+pub fn MemoryChart(
+    outputs: OutputsMemo,
+    inputs: RwSignal<plan3d_core::state::Inputs>,
+) -> impl IntoView {
     let epoch = relayout();
     let mem_canvas = NodeRef::<Canvas>::new();
     let mem_fitted = StoredValue::new(None);
@@ -38,7 +41,7 @@ pub fn MemoryChart(outputs: OutputsMemo) -> impl IntoView {
     });
     view! {
         <section class="p3-card" aria-labelledby="p3-mem-h">
-            <h2 id="p3-mem-h">"Memory per GPU"</h2>
+            <h2 id="p3-mem-h">{move || if inputs.with(|i| i.practice()) { "Memory per GPU, heaviest pipeline stage" } else { "Memory per GPU" }}</h2>
             <canvas node_ref=mem_canvas width="720" height="300" class="p3-chart" data-testid="memory-chart"
                 role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
         </section>

@@ -9,3 +9,4 @@ pub mod plans;
 pub mod scaling;
 pub mod schedule;
 pub mod share;
+pub mod validation;

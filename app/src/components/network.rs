@@ -54,7 +54,40 @@ pub fn NetworkNeeds(
                 .collect::<Vec<_>>()
         })
     };
+    let practice = move || inputs.with(Inputs::practice);
+    let step_view = move || {
+        let p = selected()?;
+        let e = p.evaluation;
+        let total = e.step.get();
+        Some(
+            planner::step_rows(&e)
+                .into_iter()
+                .map(|(part, secs, what)| {
+                    view! {
+                        <tr>
+                            <td>{part}</td>
+                            <td>{fmt::seconds(secs)}</td>
+                            <td>{fmt::pct(secs / total)}</td>
+                            <td>{what}</td>
+                        </tr>
+                    }
+                })
+                .collect_view(),
+        )
+    };
     view! {
+        <Show when=practice>
+            <section class="p3-card" aria-labelledby="p3-step-h">
+                <h2 id="p3-step-h">"Where a step of the "{move || method().label()}" plan goes"</h2>
+                <div class="p3-scroll">
+                    <table class="p3-table" data-testid="step-parts">
+                        <thead><tr><th>"part"</th><th>"time"</th><th>"share"</th><th>"what"</th></tr></thead>
+                        <tbody>{step_view}</tbody>
+                    </table>
+                </div>
+            </section>
+        </Show>
+        <Show when=move || !practice()>
         <section class="p3-card" aria-labelledby="p3-net-h">
             <h2 id="p3-net-h">"Network needs of the "{move || method().label()}" plan"</h2>
             <div class="p3-scroll">
@@ -64,5 +97,6 @@ pub fn NetworkNeeds(
                 </table>
             </div>
         </section>
+        </Show>
     }
 }

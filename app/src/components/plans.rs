@@ -20,9 +20,15 @@ pub fn config_text(p: &Plan) -> String {
 
 /// One row of the plans table. Columns marked `p3-opt` give way on narrow
 /// screens and embeds; the plan's shape, GPUs, MFU and days stay.
-pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
+pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan, practice: bool) -> AnyView {
     let e = p.evaluation;
     let m = e.config.method;
+    let extra = practice.then(|| {
+        view! {
+            <td class="p3-opt" data-testid=format!("plan-{name}-step")>{fmt::seconds(e.step.get())}</td>
+            <td class="p3-opt">{fmt::big(e.tokens_per_second)}</td>
+        }
+    });
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
     } else {
@@ -39,6 +45,7 @@ pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
             <td>{fmt::pct(e.mfu())}</td>
             <td class="p3-opt">{fmt::pct(e.efficiency)}</td>
             <td class="p3-opt">{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
+            {extra}
             <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
         </tr>
     }
@@ -53,9 +60,12 @@ pub fn Plans(
     optimum: OptimumSignal,
 ) -> impl IntoView {
     let method = move || inputs.with(|i| i.method);
+    let practice = move || inputs.with(Inputs::practice);
     let shown = move || shown(inputs, outputs, optimum);
     let rows = move || {
         let m = method();
+        let practice = practice();
+        let cols = if practice { 12 } else { 10 };
         outputs.with(|o| {
             let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
             let mut v: Vec<AnyView> = o
@@ -65,17 +75,21 @@ pub fn Plans(
                     let name = pm.name();
                     let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
                     match p {
-                        Ok(p) => plan_row(name, cls, p),
+                        Ok(p) => plan_row(name, cls, p, practice),
                         Err(err) => view! {
                             <tr class=cls data-testid=format!("plan-{name}")>
                                 <th scope="row" title=format!("the paper\u{2019}s \u{201c}{name}\u{201d} method")>{pm.label()}</th>
-                                <td colspan="9">{err.to_string()}</td>
+                                <td colspan=cols - 1>{err.to_string()}</td>
                             </tr>
                         }
                         .into_any(),
                     }
                 })
                 .collect();
+            if practice {
+                v.push(view! { <tr><td colspan=cols class="p3-note">{planner::PRACTICE_NOTE}</td></tr> }.into_any());
+                return v;
+            }
             optimum.with(|opt| match opt.0.as_ref() {
                 None => v.push(view! { <tr><td colspan="10" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
                 Some(Ok(r)) => {
@@ -83,7 +97,7 @@ pub fn Plans(
                     let vs_rules = o.rules_against(r).map(|p| {
                         (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
                     });
-                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
+                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best, false));
                     let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
                     let rules = |m: Method| {
                         if m == e.config.method {
@@ -115,11 +129,22 @@ pub fn Plans(
     };
     let binding = move || {
         shown().map(|s| {
+            if practice() {
+                let hw = outputs.with(|o| (*o.0).as_ref().map(|o| o.hardware).ok());
+                return hw
+                    .map(|hw| planner::practice_why(&s.plan.evaluation, &hw))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|b| view! { <li>{b}</li> })
+                    .collect_view()
+                    .into_any();
+            }
             s.plan
                 .binding
                 .iter()
                 .map(|b| view! { <li>{b.to_string()}</li> })
                 .collect_view()
+                .into_any()
         })
     };
     // The best plan found for the method, with the paper's rules as the
@@ -159,6 +184,28 @@ pub fn Plans(
             ));
         };
         let e = s.plan.evaluation;
+        if practice() {
+            let gpu_mem = outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .map(|o| o.hardware.gpu.memory.get())
+                    .unwrap_or(0.0)
+            });
+            return Some(format!(
+                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
+                method().label(),
+                fmt::params(params),
+                fmt::big(e.tokens),
+                fmt::gpus(e.gpus),
+                config_text(&s.plan),
+                fmt::duration(e.time.days()),
+                fmt::pct(e.mfu()),
+                fmt::seconds(e.step.get()),
+                fmt::big(e.tokens_per_second),
+                fmt::gib(e.peak_memory.get()),
+                fmt::gib(gpu_mem),
+            ));
+        }
         let rules = match s.rules {
             planner::RulesVersus::Same => {
                 " The exhaustive search confirms the paper's rules.".to_string()
@@ -237,7 +284,11 @@ pub fn Plans(
                         <th scope="col" class="p3-opt" title="training state and checkpoints in CPU memory (C.5)">"offload"</th>
                         <th scope="col" title="model flops utilisation: 6 flop per token and parameter over peak (recomputation not counted)">"MFU"</th>
                         <th scope="col" class="p3-opt" title="hardware flops utilisation, the paper\u{2019}s efficiency: \u{3a0} 1/(1+overhead) over bubble, tensor (eq. 12) and transfers, recomputation counted">"HFU"</th>
-                        <th scope="col" class="p3-opt" title="what stays on each GPU (C.3)">"memory"</th>
+                        <th scope="col" class="p3-opt" title="what stays on each GPU (C.3); under practice, the heaviest pipeline stage">"memory"</th>
+                        {move || practice().then(|| view! {
+                            <th scope="col" class="p3-opt" title="one training step (practice)">"step"</th>
+                            <th scope="col" class="p3-opt" title="tokens trained per second (practice)">"tokens/s"</th>
+                        })}
                         <th scope="col">"days"</th>
                     </tr></thead>
                     <tbody>{rows}</tbody>

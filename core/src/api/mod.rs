@@ -329,7 +329,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
     }
     if let Some(gb) = p.global_batch {
         let per = u64::from(cfg.data) * u64::from(cfg.micro_batch);
-        if gb % per != 0 || gb == 0 {
+        if per == 0 || gb == 0 || gb % per != 0 {
             return Err(ApiError(format!(
                 "global batch {gb} is not a multiple of data × micro-batch = {per}"
             )));
@@ -372,7 +372,15 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
     let a = assumptions_of(&r.practice)?;
     if a.set == AssumptionSet::Practice {
         let p = &r.practice;
+        let chosen;
+        let methods: &[Method] = if r.method.eq_ignore_ascii_case("any") {
+            &search::PRACTICE_METHODS
+        } else {
+            chosen = [method(&r.method)?];
+            &chosen
+        };
         let space = Space {
+            method: None,
             data: r.data,
             pipe: r.pipe,
             virtual_stages: p.virtual_stages,
@@ -382,7 +390,7 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             recompute: p.recompute.as_deref().map(recompute).transpose()?,
             global_batch: p.global_batch,
         };
-        let best = search::practice(&m, &hw, par, &c, &space, &a)?;
+        let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
         return Ok(PlanReport::exhaustive(
             &best,
             &hw,

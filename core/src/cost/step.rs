@@ -428,24 +428,36 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
             comm
         }
     };
-    let data = match zero {
-        Zero::None => exposed(ring_seconds(grad, d, 2.0, data_bw), bwd_mb),
-        Zero::One => {
-            exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
-                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-        }
-        Zero::Two => {
-            m * exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
-                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-        }
-        Zero::Three => {
-            m * (exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb / 2.0)
-                + exposed(ring_seconds(weights, d, 1.0, data_bw), bwd_mb / 2.0)
-                + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb))
-        }
-        Zero::ThreePerStep => {
-            exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-                + exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+    let data = if cfg.method.layered() {
+        // Layered gradient accumulation (Lamy-Poirier sec. 3): each layer's
+        // gradients are reduced, and a partitioned state restored, once per
+        // step, under the backward (forward) pass of all m micro-batches.
+        let restore = if zero.stage() == 3 { weights } else { 0.0 };
+        let factor = if zero.stage() >= 1 { 1.0 } else { 2.0 };
+        exposed(
+            ring_seconds(grad, d, factor, data_bw) + ring_seconds(restore, d, 1.0, data_bw),
+            m * bwd_mb,
+        ) + exposed(ring_seconds(restore, d, 1.0, data_bw), m * fwd_mb)
+    } else {
+        match zero {
+            Zero::None => exposed(ring_seconds(grad, d, 2.0, data_bw), bwd_mb),
+            Zero::One => {
+                exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+            }
+            Zero::Two => {
+                m * exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+            }
+            Zero::Three => {
+                m * (exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb / 2.0)
+                    + exposed(ring_seconds(weights, d, 1.0, data_bw), bwd_mb / 2.0)
+                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb))
+            }
+            Zero::ThreePerStep => {
+                exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
+                    + exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+            }
         }
     };
 
@@ -461,6 +473,6 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         bubble: (slots - m) * mb,
         data,
         optimizer,
-        imbalance: (compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0,
+        imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
     }
 }

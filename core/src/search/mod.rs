@@ -40,7 +40,7 @@ pub const NO_PLAN_CONSTRAINTS: &str = "no configuration satisfies the constraint
 pub use constraints::{Constraints, Parallelism};
 pub use exhaustive::{exhaustive, SearchResult};
 pub use pareto::pareto;
-pub use practice::{practice, Space};
+pub use practice::{practice, practice_methods, Space, PRACTICE_METHODS};
 pub use rules::{rules, MAX_EXPOSED_REDUCTION, MAX_TENSOR_OVERHEAD};
 pub use sweep::{nearest_row, sweep, sweep_scaled, Scaling, SweepRow};
 

@@ -8,11 +8,12 @@
 //!
 //! * tensor degree t: divisors of the heads and of the key/value heads, at
 //!   most the node size (whole heads per device, as Megatron-Core shards);
-//! * pipeline degree p ≤ d_l (uneven stages allowed, their imbalance
-//!   costed); with an exact GPU count, p divides N/t;
+//! * pipeline degree p: the divisors of d_l and the powers of two below it
+//!   (uneven stages costed by their imbalance), with at least p
+//!   micro-batches; with an exact GPU count, p divides N/t;
 //! * virtual stages v: divisors of ⌈d_l/p⌉ (whole layers per chunk), and
 //!   only when the micro-batches are a multiple of p (PTD-P sec. 2.2.2);
-//! * micro-batch b ∈ {1, 2, 4, 8, 16};
+//! * micro-batch b ∈ {1, 2, 4, 8};
 //! * data degree d: N/(t·p) for an exact count; with a global batch B,
 //!   the d for which d·b divides B; with the batch free, d of the forms
 //!   2^k, 3·2^k, 5·2^k and the largest the budget allows (a geometric
@@ -27,11 +28,14 @@
 //!
 //! In this model some choices are never slower and never use more memory
 //! than others, so the search skips the dominated ones (when they are not
-//! fixed): ZeRO-1 over 0, sequence parallelism over none (t > 1),
-//! selective recomputation under FlashAttention. The rest are ordered from
-//! fastest to least memory (recomputation none → selective → full; ZeRO 1
-//! → 3 per step → 2 → 3) and the first that fits ends the list. A test
-//! checks the result against brute force over every combination.
+//! fixed): ZeRO-1 over 0 (the same traffic, split), sequence parallelism
+//! over none (t > 1; less memory and element-wise work, the same traffic).
+//! ZeRO stages are ordered from fastest to least memory (1 → 3 gathered
+//! per step → 2 → 3) and the first that fits ends the list. Every
+//! recomputation is tried: its extra GEMMs also hide overlapped
+//! collectives, so none is not always fastest. A test checks the result
+//! against brute force over every combination, and a bound on the GEMMs
+//! alone skips what cannot beat the best so far.
 //!
 //! A candidate that does not fit is never returned. The objective is the
 //! training time of the token budget; with a target time, the fewest GPUs
@@ -48,6 +52,11 @@ use crate::search::{Bindings, Constraints, Parallelism, Plan, SearchResult};
 /// The dimensions a caller fixes (`None`: searched).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Space {
+    /// The method (default the Megatron-style baseline: 1F1B or
+    /// interleaved, ZeRO as searched); `Partitioned` fixes ZeRO-3,
+    /// `Improved` is layered gradient accumulation with the modular
+    /// pipeline (Lamy-Poirier secs. 3–4) under the practice knobs.
+    pub method: Option<Method>,
     /// Data-parallel degree.
     pub data: Option<u32>,
     /// Pipeline degree.
@@ -66,7 +75,7 @@ pub struct Space {
     pub global_batch: Option<u64>,
 }
 
-const MICRO_BATCHES: [u32; 5] = [1, 2, 4, 8, 16];
+const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
 const RECOMPUTE: [ActivationModel; 3] = [
     ActivationModel::None,
     ActivationModel::Selective,
@@ -75,6 +84,14 @@ const RECOMPUTE: [ActivationModel; 3] = [
 
 fn divisors(n: u64) -> impl Iterator<Item = u64> {
     (1..=n).filter(move |k| n % k == 0)
+}
+
+/// The pipeline degrees tried: the divisors of the layers (even stages)
+/// and the powers of two below them (uneven stages, as Llama 3.1 405B's 126
+/// layers over 16), the degrees practitioners pick.
+pub fn pipe_degrees(layers: u32) -> impl Iterator<Item = u64> {
+    let l = u64::from(layers);
+    (1..=l).filter(move |p| l % p == 0 || p.is_power_of_two())
 }
 
 /// The data degrees to try for (t, p, b) (see the module's documentation).
@@ -120,8 +137,10 @@ fn data_degrees(
     out
 }
 
-/// Is `a` a better plan than `b` under the constraints?
-fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
+/// Is `a` a better plan than `b` under the constraints: faster, or with a
+/// target time, meeting it with fewer GPUs?
+#[must_use]
+pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
     if let Some(days) = c.target_days {
         let (ma, mb) = (a.time.days() <= days, b.time.days() <= days);
         if ma != mb {
@@ -162,6 +181,7 @@ pub fn practice(
     let gpu_memory = hw.gpu.memory.0;
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0u64;
+    let method = space.method.unwrap_or(Method::Baseline);
 
     let tensors = divisors(kv)
         .filter(|t| heads % t == 0 && *t <= node)
@@ -173,7 +193,7 @@ pub fn practice(
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
             None if !par.pipe() => alloc::vec![1],
-            None => (1..=u64::from(layers))
+            None => pipe_degrees(layers)
                 .filter(|p| c.exact_gpus.is_none_or(|n| n % (t * p) == 0))
                 .collect(),
         };
@@ -185,7 +205,7 @@ pub fn practice(
             let stage_layers = u64::from(layers).div_ceil(p);
             let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
                 Some(v) => alloc::vec![u64::from(v)],
-                None if p == 1 => alloc::vec![1],
+                None if p == 1 || method.layered() => alloc::vec![1],
                 None => divisors(stage_layers).collect(),
             };
             // ZeRO-1 dominates 0 (the same traffic, split; less memory and
@@ -195,6 +215,12 @@ pub fn practice(
             // fastest of them.
             let zeros: &[Zero] = match space.zero {
                 Some(ref z) => core::slice::from_ref(z),
+                // The method sets the sharding (its ZeRO-3, or none).
+                // Layered accumulation restores a partitioned state once per
+                // layer and step (sec. 3): ZeRO-3's memory, not per step.
+                None if method.layered() && method.partitioned() => &[Zero::Three],
+                None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
+                None if method.layered() => &[Zero::None],
                 None if p > 1 => &[Zero::One],
                 None => &[Zero::One, Zero::ThreePerStep, Zero::Two, Zero::Three],
             };
@@ -205,11 +231,10 @@ pub fn practice(
                 Some(false) => &[false],
                 None => &[t > 1],
             };
-            // Recomputation from fastest to least memory; with
-            // FlashAttention selective saves nothing over none.
+            // Every recomputation: more GEMMs also hide more of the
+            // overlapped collectives, so none is not always the fastest.
             let recomputes: &[ActivationModel] = match space.recompute {
                 Some(ref r) => core::slice::from_ref(r),
-                None if a.flash_attention => &[ActivationModel::None, ActivationModel::Full],
                 None => &RECOMPUTE,
             };
             for &b in MICRO_BATCHES
@@ -240,7 +265,11 @@ pub fn practice(
                     if let (Some(bst), None) = (&best, c.target_days) {
                         let v_max = vs.iter().copied().max().unwrap_or(1) as f64;
                         let (pf, mf) = (p as f64, m as f64);
-                        let bubble = (pf - 1.0) / (v_max * mf);
+                        let bubble = if method.layered() {
+                            (pf - 1.0) * pf / (mf * f64::from(layers))
+                        } else {
+                            (pf - 1.0) / (v_max * mf)
+                        };
                         let floor_step = mf
                             * (1.0 + bubble)
                             * crate::cost::step::micro_batch_floor(
@@ -251,15 +280,23 @@ pub fn practice(
                             continue;
                         }
                     }
+                    // At least as many micro-batches as stages: the modular
+                    // pipeline needs it (sec. 4), and a 1F1B pipeline with
+                    // fewer idles most of its GPUs (the paper's exhaustive
+                    // search keeps n_µ ≥ n_l too; without it the "fastest"
+                    // plan runs millions of GPUs at 1 % MFU).
+                    if m < p {
+                        continue;
+                    }
                     for &v in &vs {
                         if v > 1 && m % p != 0 {
                             continue;
                         }
                         for &sp in sps {
-                            'fit: for &recompute in recomputes {
-                                for &zero in zeros {
+                            for &recompute in recomputes {
+                                'fit: for &zero in zeros {
                                     let cfg = Config {
-                                        method: Method::Baseline,
+                                        method,
                                         data: u32::try_from(d).unwrap_or(u32::MAX),
                                         pipe: u32::try_from(p).unwrap_or(u32::MAX),
                                         tensor: u32::try_from(t).unwrap_or(u32::MAX),
@@ -308,7 +345,7 @@ pub fn practice(
     }
     Ok(SearchResult {
         best: Plan {
-            method: Method::Baseline,
+            method,
             parallelism: par,
             evaluation: best,
             binding: Bindings::default(),
@@ -316,3 +353,51 @@ pub fn practice(
         evaluated,
     })
 }
+
+/// The practice optimum over several methods (`Space::method` ignored):
+/// the best of [`practice`] for each, the evaluations summed.
+///
+/// # Errors
+///
+/// As [`practice`], when no method has a plan (the last method's error).
+pub fn practice_methods(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+    methods: &[Method],
+) -> Result<SearchResult, Error> {
+    let mut best: Option<SearchResult> = None;
+    let mut err = Error::NoPlan {
+        reason: crate::search::NO_PLAN_CONSTRAINTS,
+    };
+    let mut evaluated = 0;
+    for &method in methods {
+        let one = Space {
+            method: Some(method),
+            ..*space
+        };
+        match practice(model, hw, par, c, &one, a) {
+            Ok(r) => {
+                evaluated += r.evaluated;
+                if best
+                    .as_ref()
+                    .is_none_or(|b| better(&r.best.evaluation, &b.best.evaluation, c))
+                {
+                    best = Some(r);
+                }
+            }
+            Err(e) => err = e,
+        }
+    }
+    let mut best = best.ok_or(err)?;
+    best.evaluated = evaluated;
+    Ok(best)
+}
+
+/// The methods practice searches for `any`: Megatron-style (1F1B or
+/// interleaved, ZeRO-1), ZeRO-3/FSDP, and the paper's layered gradient
+/// accumulation with the modular pipeline.
+pub const PRACTICE_METHODS: [Method; 3] = [Method::Baseline, Method::Partitioned, Method::Improved];

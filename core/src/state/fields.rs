@@ -18,11 +18,12 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "gpus" | "cluster" | "days" | "batch" if v.is_empty() => {
+            "gpus" | "cluster" | "days" | "batch" | "tokens" if v.is_empty() => {
                 match key {
                     "gpus" => self.max_gpus = None,
                     "cluster" => self.cluster = None,
                     "days" => self.target_days = None,
+                    "tokens" => self.tokens = None,
                     _ => self.batch = None,
                 }
                 Ok(())
@@ -109,6 +110,12 @@ impl Inputs {
                 alloc::format!("{n} GPUs per node")
             }),
             "net" => String::from(self.network.name()),
+            "assume" => String::from(self.assumptions.name()),
+            "tokens" => self
+                .tokens
+                .map_or(String::from("20 tokens per parameter"), |t| {
+                    alloc::format!("{t:e} tokens")
+                }),
             "method" => String::from(self.method.name()),
             "par" => String::from(self.parallelism.name()),
             "gpus" => self.max_gpus.map_or(String::from("no GPU budget"), |g| {

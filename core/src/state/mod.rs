@@ -18,7 +18,9 @@
 //! | `days` | target training time in days (fewest GPUs) | none |
 //! | `batch` | batch limit in sequences | the critical batch |
 //! | `keff` | kernel efficiency, 0.05–1 | 1 |
-//! | `act` | `paper`, `full`, `selective`, `none` | `paper` |
+//! | `act` | `paper`, `full`, `selective`, `none` (under `practice`: `paper` leaves recomputation to the search) | `paper` |
+//! | `assume` | `practice` (today's Megatron-Core, NeMo, torchtitan), `paper` (Lamy-Poirier 2021 exactly) | `practice` |
+//! | `tokens` | (practice) training tokens, e.g. `15.6e12` | 20 per parameter |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
@@ -37,6 +39,7 @@ pub use scenario::{read_scenario, MAX_SCENARIO_NAME, SCENARIO_PREFIX};
 use alloc::string::String;
 use core::fmt;
 
+use crate::cost::{AssumptionSet, Assumptions};
 use crate::hardware::{self, Gpu, Hardware, Network};
 use crate::memory::ActivationModel;
 use crate::model::{self, ModelShape};
@@ -158,6 +161,10 @@ pub struct Inputs {
     pub compare: Comparison,
     /// A view shown alone, for embedding.
     pub embed: Option<EmbedView>,
+    /// The cost model's named setting.
+    pub assumptions: AssumptionSet,
+    /// (Practice) training tokens; `None`: 20 per parameter.
+    pub tokens: Option<f64>,
 }
 
 impl Default for Inputs {
@@ -177,6 +184,8 @@ impl Default for Inputs {
             activation: ActivationModel::Paper,
             compare: Comparison::Modular,
             embed: None,
+            assumptions: AssumptionSet::Practice,
+            tokens: None,
         }
     }
 }
@@ -252,6 +261,21 @@ impl Inputs {
             src.replace('&', "&amp;"),
             view.name()
         )
+    }
+
+    /// The cost model's knobs: the named setting with the token budget.
+    #[must_use]
+    pub fn knobs(&self) -> Assumptions {
+        Assumptions {
+            tokens: self.tokens,
+            ..self.assumptions.knobs()
+        }
+    }
+
+    /// Under today's practice?
+    #[must_use]
+    pub fn practice(&self) -> bool {
+        self.assumptions == AssumptionSet::Practice
     }
 
     /// The hardware these inputs describe.

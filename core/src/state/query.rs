@@ -10,6 +10,7 @@ use super::{
     sanitize, Comparison, CustomShape, EmbedView, Inputs, ModelChoice, Notice, CUSTOM_KEYS,
     KEFF_RANGE, MAX_VALUE_LEN, NODE_RANGE,
 };
+use crate::cost::AssumptionSet;
 use crate::hardware::{self, Network};
 use crate::memory::ActivationModel;
 use crate::model;
@@ -210,6 +211,14 @@ impl Inputs {
                 Ok(a) => self.activation = a,
                 Err(_) => return Err("unknown activation model"),
             },
+            "assume" => match AssumptionSet::parse(v) {
+                Ok(a) => self.assumptions = a,
+                Err(_) => return Err("unknown assumptions (practice or paper)"),
+            },
+            "tokens" => match parse_f64(v, 1e6, 1e18) {
+                Some(t) => self.tokens = Some(t),
+                None => return Err("training tokens must be a number in 1e6–1e18"),
+            },
             "cmp" => match Comparison::ALL
                 .into_iter()
                 .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
@@ -288,6 +297,12 @@ impl Inputs {
         }
         if self.activation != d.activation {
             put("act", &self.activation.name());
+        }
+        if self.assumptions != d.assumptions {
+            put("assume", &self.assumptions.name());
+        }
+        if let Some(t) = self.tokens {
+            put("tokens", &t);
         }
         if self.compare != d.compare {
             put("cmp", &self.compare.name());

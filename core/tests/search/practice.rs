@@ -20,16 +20,19 @@ fn brute(
     let mut best: Option<Evaluation> = None;
     let node = u64::from(hw.node_size.unwrap());
     for t in 1..=node.min(u64::from(m.heads)) {
-        for p in 1..=u64::from(m.layers) {
+        for p in plan3d_core::search::practice::pipe_degrees(m.layers) {
             if gpus % (t * p) != 0 {
                 continue;
             }
             let d = gpus / (t * p);
-            for b in [1u64, 2, 4, 8, 16] {
+            for b in [1u64, 2, 4, 8] {
                 if batch % (d * b) != 0 {
                     continue;
                 }
                 let mbs = batch / (d * b);
+                if mbs < p {
+                    continue;
+                }
                 for v in 1..=u64::from(m.layers) {
                     if v > 1 && (mbs % p != 0 || u64::from(m.layers).div_ceil(p) % v != 0) {
                         continue;
