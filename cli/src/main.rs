@@ -86,7 +86,11 @@ enum Command {
     Schema,
     /// The practice model against published runs (the calibration set):
     /// measured vs predicted step time, as a Markdown table.
-    Validate,
+    Validate {
+        /// HTML for the page (`index.html`'s validation template).
+        #[arg(long)]
+        html: bool,
+    },
     /// Training time from tokens and achieved throughput (PTD-P eq. 4).
     Estimate {
         /// Parameter count P.
@@ -149,8 +153,11 @@ fn run(cli: &Cli) -> Result<String, String> {
             return serde_json::to_string_pretty(&plan3d_core::api::schema::json_schema())
                 .map_err(|e| e.to_string())
         }
-        Command::Validate => {
+        Command::Validate { html } => {
             let rows = plan3d_core::calibration::validate()?;
+            if *html {
+                return Ok(plan3d_core::calibration::html(&rows));
+            }
             if !cli.json {
                 return Ok(plan3d_core::calibration::markdown(&rows));
             }

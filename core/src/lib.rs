@@ -54,7 +54,7 @@ extern crate alloc;
 
 #[cfg(feature = "alloc")]
 pub mod api;
-#[cfg(feature = "serde")]
+#[cfg(feature = "alloc")]
 pub mod calibration;
 pub mod cost;
 mod error;

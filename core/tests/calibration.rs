@@ -34,9 +34,8 @@ fn given(gemm_efficiency: f64, elementwise_traffic: f64) -> KernelFit {
 #[test]
 fn kernel_fit_is_the_least_squares_optimum() {
     let runs = calibration::runs().unwrap();
-    let (a100, h100): (Vec<&Run>, Vec<&Run>) = runs
-        .iter()
-        .partition(|r| r.hardware.plan3d_gpu.starts_with("a100"));
+    let (a100, h100): (Vec<&Run>, Vec<&Run>) =
+        runs.iter().partition(|r| r.plan3d_gpu.starts_with("a100"));
     assert_eq!((a100.len(), h100.len()), (10, 2));
     let hw_a = a100[0].hardware().unwrap();
     let hw_h = h100[0].hardware().unwrap();
@@ -102,7 +101,7 @@ fn calibration_errors_within_bounds() {
     // MFU is not fitted (step times are): where a run publishes it, the
     // model's flop count must give it back from the predicted step.
     for (r, run) in rows.iter().zip(calibration::runs().unwrap()) {
-        if let Some(mfu) = run.measured.mfu {
+        if let Some(mfu) = run.mfu {
             let expected = mfu / 100.0 * run.measured_step().unwrap() / r.predicted_step;
             assert!(
                 (r.mfu - expected).abs() < 0.005,
@@ -120,4 +119,65 @@ fn calibration_errors_within_bounds() {
     );
     assert!(median <= 0.08, "median {median}");
     assert!(abs[11] <= 0.20, "max {}", abs[11]);
+}
+
+/// `calibration::RUNS` is `data/calibration/real_runs.json`, field for field.
+#[test]
+fn runs_are_the_calibration_file() {
+    let text = include_str!("../data/calibration/real_runs.json");
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), calibration::RUNS.len());
+    let opt_u = |x: &serde_json::Value| x.as_u64();
+    let opt_f = |x: &serde_json::Value| x.as_f64();
+    for (j, r) in runs.iter().zip(calibration::RUNS) {
+        let (m, h, p, me) = (
+            &j["model"],
+            &j["hardware"],
+            &j["parallelism"],
+            &j["measured"],
+        );
+        assert_eq!(j["id"], r.id);
+        assert_eq!(j["source"]["title"], r.title);
+        assert_eq!(j["source"]["arxiv"].as_str(), r.arxiv);
+        assert_eq!(j["source"]["repo"].as_str(), r.repo);
+        assert_eq!(m["params_published_b"], r.params_published_b);
+        for (k, want) in [
+            ("layers", r.layers),
+            ("d_model", r.d_model),
+            ("heads", r.heads),
+            ("kv_heads", r.kv_heads),
+            ("head_size", r.head_size),
+            ("ffn", r.ffn),
+            ("seq_len", r.seq_len),
+            ("vocab", r.vocab),
+        ] {
+            assert_eq!(m[k].as_u64(), Some(u64::from(want)), "{} {k}", r.id);
+        }
+        assert_eq!(m["gated"].as_bool(), Some(r.gated));
+        assert_eq!(h["plan3d_gpu"], r.plan3d_gpu);
+        assert_eq!(h["plan3d_network"], r.plan3d_network);
+        assert_eq!(
+            h["gpus_per_node"].as_u64(),
+            Some(u64::from(r.gpus_per_node))
+        );
+        assert_eq!(h["gpus"].as_u64(), Some(r.gpus));
+        for (k, want) in [
+            ("tp", r.tp),
+            ("pp", r.pp),
+            ("dp", r.dp),
+            ("micro_batch", r.micro_batch),
+        ] {
+            assert_eq!(p[k].as_u64(), Some(u64::from(want)), "{} {k}", r.id);
+        }
+        assert_eq!(p["global_batch"].as_u64(), Some(r.global_batch));
+        assert_eq!(opt_u(&p["virtual_stages"]), r.virtual_stages.map(u64::from));
+        assert_eq!(opt_u(&p["zero_stage"]), r.zero_stage.map(u64::from));
+        assert_eq!(p["sequence_parallel"].as_bool(), r.sequence_parallel);
+        assert_eq!(p["recompute"], r.recompute);
+        assert_eq!(opt_f(&me["tflops_per_gpu"]), r.tflops_per_gpu);
+        assert_eq!(opt_f(&me["seconds_per_iteration"]), r.seconds_per_iteration);
+        assert_eq!(opt_f(&me["mfu"]), r.mfu);
+        assert_eq!(j["convention"]["kind"], r.convention);
+    }
 }

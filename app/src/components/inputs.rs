@@ -87,13 +87,12 @@ pub fn Controls(
                     <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
                     <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
                 </select>
-                <Show when=move || inputs.with(|i| i.practice())>
-                    <label for="p3-tokens">"Training tokens"</label>
+                <label for="p3-tokens" style=move || if inputs.with(Inputs::practice) { "" } else { "display:none" }>"Training tokens"
                     <input id="p3-tokens" data-testid="tokens" type="text" inputmode="decimal" placeholder="20 per parameter"
                         prop:value=move || inputs.with(|i| i.tokens.map(|t| format!("{t:e}")).unwrap_or_default())
                         on:input=move |e| typed("tokens", event_target_value(&e))
                         on:change=move |e| committed("tokens", event_target_value(&e)) />
-                </Show>
+                </label>
             </fieldset>
             <fieldset>
                 <legend>"Model"</legend>

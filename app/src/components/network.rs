@@ -56,39 +56,32 @@ pub fn NetworkNeeds(
     };
     let practice = move || inputs.with(Inputs::practice);
     let step_view = move || {
-        let p = selected()?;
+        let Some(p) = selected() else {
+            return String::new();
+        };
         let e = p.evaluation;
         let total = e.step.get();
-        Some(
-            planner::step_rows(&e)
-                .into_iter()
-                .map(|(part, secs, what)| {
-                    view! {
-                        <tr>
-                            <td>{part}</td>
-                            <td>{fmt::seconds(secs)}</td>
-                            <td>{fmt::pct(secs / total)}</td>
-                            <td>{what}</td>
-                        </tr>
-                    }
-                })
-                .collect_view(),
-        )
+        crate::dom::html_rows(planner::step_rows(&e).into_iter().map(|(part, secs, what)| {
+            [
+                part.to_string(),
+                fmt::seconds(secs),
+                fmt::pct(secs / total),
+                what.to_string(),
+            ]
+        }))
     };
+    let hide = |on: bool| if on { "" } else { "display:none" };
     view! {
-        <Show when=practice>
-            <section class="p3-card" aria-labelledby="p3-step-h">
+            <section class="p3-card" aria-labelledby="p3-step-h" style=move || hide(practice())>
                 <h2 id="p3-step-h">"Where a step of the "{move || method().label()}" plan goes"</h2>
                 <div class="p3-scroll">
                     <table class="p3-table" data-testid="step-parts">
                         <thead><tr><th>"part"</th><th>"time"</th><th>"share"</th><th>"what"</th></tr></thead>
-                        <tbody>{step_view}</tbody>
+                        <tbody inner_html=step_view></tbody>
                     </table>
                 </div>
             </section>
-        </Show>
-        <Show when=move || !practice()>
-        <section class="p3-card" aria-labelledby="p3-net-h">
+        <section class="p3-card" aria-labelledby="p3-net-h" style=move || hide(!practice())>
             <h2 id="p3-net-h">"Network needs of the "{move || method().label()}" plan"</h2>
             <div class="p3-scroll">
                 <table class="p3-table" data-testid="needs">
@@ -97,6 +90,5 @@ pub fn NetworkNeeds(
                 </table>
             </div>
         </section>
-        </Show>
     }
 }

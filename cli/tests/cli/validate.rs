@@ -73,3 +73,20 @@ fn practice_flags() {
     assert!(p["gpus"].as_u64().unwrap() <= 1024);
     assert_eq!(p["fits"], true);
 }
+
+/// The page's validation template is `plan3d validate --html`.
+#[test]
+fn index_html_validation_is_current() {
+    let out = plan3d(&["validate", "--html"]);
+    assert!(out.status.success());
+    let html = String::from_utf8(out.stdout).unwrap();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html")).unwrap();
+    let begin = page.find("<!-- validation:begin -->\n").expect("begin marker") + 26;
+    let end = page.find("<!-- validation:end -->").expect("end marker");
+    assert_eq!(
+        page[begin..end].trim_end(),
+        html.trim_end(),
+        "index.html's validation template is stale: paste `plan3d validate --html`"
+    );
+}
