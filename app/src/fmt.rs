@@ -114,7 +114,11 @@ pub fn seconds(s: f64) -> String {
 /// A large count in the units of [`params`] without a trailing unit word:
 /// tokens, tokens per second (1.87 M, 15.6 T).
 pub fn big(x: f64) -> String {
-    params(x)
+    if (1e3..1e6).contains(&x) {
+        format!("{} k", round_sig(x / 1e3, 3))
+    } else {
+        params(x)
+    }
 }
 
 /// A fraction as a percentage.

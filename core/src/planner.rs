@@ -281,7 +281,11 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
 pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
     let mut v = Vec::new();
     let bc = out.model.critical_batch();
-    if let Some(b) = inputs.batch.filter(|&b| b as f64 > bc) {
+    // Under practice the batch is the user's global batch, above b_c too.
+    if let Some(b) = inputs
+        .batch
+        .filter(|&b| b as f64 > bc && !inputs.practice())
+    {
         v.push(Notice {
             key: "batch".into(),
             value: alloc::format!("{b}"),

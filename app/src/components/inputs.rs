@@ -87,7 +87,7 @@ pub fn Controls(
                     <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
                     <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
                 </select>
-                <label for="p3-tokens" style=move || if inputs.with(Inputs::practice) { "" } else { "display:none" }>"Training tokens"
+                <label for="p3-tokens" class:p3-hidden=move || !inputs.with(Inputs::practice)>"Training tokens"
                     <input id="p3-tokens" data-testid="tokens" type="text" inputmode="decimal" placeholder="20 per parameter"
                         prop:value=move || inputs.with(|i| i.tokens.map(|t| format!("{t:e}")).unwrap_or_default())
                         on:input=move |e| typed("tokens", event_target_value(&e))
@@ -264,11 +264,12 @@ pub fn Controls(
                     prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
                     on:input=move |e| typed("days", event_target_value(&e))
                     on:change=move |e| committed("days", event_target_value(&e)) />
-                <label for="p3-batch">"Batch limit in sequences"</label>
+                <label for="p3-batch" title="under practice, the global batch: the search takes the largest it can at most this">"Batch limit in sequences"</label>
                 <input id="p3-batch" data-testid="batch" type="number" min="1" placeholder="critical batch"
                     prop:value=move || inputs.with(|i| i.batch.map(|b| b.to_string()).unwrap_or_default())
                     on:input=move |e| typed("batch", event_target_value(&e))
                     on:change=move |e| committed("batch", event_target_value(&e)) />
+                <div class:p3-hidden=move || inputs.with(Inputs::practice)>
                 <label for="p3-keff">
                     "Kernel efficiency: "
                     <output>{move || fmt::pct(inputs.with(|i| i.kernel_efficiency))}</output>
@@ -279,13 +280,14 @@ pub fn Controls(
                         let v: f64 = event_target_value(&e).parse().unwrap_or(1.0);
                         set(false, Box::new(move |i| i.kernel_efficiency = v.clamp(KEFF_RANGE.0, KEFF_RANGE.1)));
                     } />
-                <label for="p3-act">"Activation memory"</label>
+                </div>
+                <label for="p3-act">"Activation memory (recomputation)"</label>
                 <select id="p3-act" data-testid="act" prop:value=move || inputs.with(|i| i.activation.name())
                     on:change=move |e| {
                         let v = event_target_value(&e);
                         set(true, Box::new(move |i| if let Ok(a) = ActivationModel::parse(&v) { i.activation = a }));
                     }>
-                    <option value="paper">"checkpoint every layer (paper)"</option>
+                    <option value="paper">"paper: every layer; practice: searched"</option>
                     <option value="full">"full recomputation (Korthikanti)"</option>
                     <option value="selective">"selective recomputation"</option>
                     <option value="none">"no recomputation"</option>

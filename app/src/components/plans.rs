@@ -20,15 +20,9 @@ pub fn config_text(p: &Plan) -> String {
 
 /// One row of the plans table. Columns marked `p3-opt` give way on narrow
 /// screens and embeds; the plan's shape, GPUs, MFU and days stay.
-pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan, practice: bool) -> AnyView {
+pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
     let e = p.evaluation;
     let m = e.config.method;
-    let extra = practice.then(|| {
-        view! {
-            <td class="p3-opt" data-testid=format!("plan-{name}-step")>{fmt::seconds(e.step.get())}</td>
-            <td class="p3-opt">{fmt::big(e.tokens_per_second)}</td>
-        }
-    });
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
     } else {
@@ -45,7 +39,8 @@ pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan, practice: bool)
             <td>{fmt::pct(e.mfu())}</td>
             <td class="p3-opt">{fmt::pct(e.efficiency)}</td>
             <td class="p3-opt">{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
-            {extra}
+            <td class="p3-opt p3-prac" data-testid=format!("plan-{name}-step")>{fmt::seconds(e.step.get())}</td>
+            <td class="p3-opt p3-prac">{fmt::big(e.tokens_per_second)}</td>
             <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
         </tr>
     }
@@ -65,7 +60,7 @@ pub fn Plans(
     let rows = move || {
         let m = method();
         let practice = practice();
-        let cols = if practice { 12 } else { 10 };
+        let cols = 12;
         outputs.with(|o| {
             let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
             let mut v: Vec<AnyView> = o
@@ -75,7 +70,7 @@ pub fn Plans(
                     let name = pm.name();
                     let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
                     match p {
-                        Ok(p) => plan_row(name, cls, p, practice),
+                        Ok(p) => plan_row(name, cls, p),
                         Err(err) => view! {
                             <tr class=cls data-testid=format!("plan-{name}")>
                                 <th scope="row" title=format!("the paper\u{2019}s \u{201c}{name}\u{201d} method")>{pm.label()}</th>
@@ -97,7 +92,7 @@ pub fn Plans(
                     let vs_rules = o.rules_against(r).map(|p| {
                         (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
                     });
-                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best, false));
+                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
                     let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
                     let rules = |m: Method| {
                         if m == e.config.method {
@@ -129,22 +124,18 @@ pub fn Plans(
     };
     let binding = move || {
         shown().map(|s| {
-            if practice() {
-                let hw = outputs.with(|o| (*o.0).as_ref().map(|o| o.hardware).ok());
-                return hw
+            let lines: Vec<String> = if practice() {
+                outputs
+                    .with(|o| (*o.0).as_ref().map(|o| o.hardware).ok())
                     .map(|hw| planner::practice_why(&s.plan.evaluation, &hw))
                     .unwrap_or_default()
-                    .into_iter()
-                    .map(|b| view! { <li>{b}</li> })
-                    .collect_view()
-                    .into_any();
-            }
-            s.plan
-                .binding
-                .iter()
-                .map(|b| view! { <li>{b.to_string()}</li> })
+            } else {
+                s.plan.binding.iter().map(ToString::to_string).collect()
+            };
+            lines
+                .into_iter()
+                .map(|b| view! { <li>{b}</li> })
                 .collect_view()
-                .into_any()
         })
     };
     // The best plan found for the method, with the paper's rules as the
@@ -274,7 +265,7 @@ pub fn Plans(
             <h2 id="p3-plans-h">"Fastest plans"</h2>
             <p class="p3-headline" data-testid="headline">{headline}</p>
             <div class="p3-scroll">
-                <table class="p3-table">
+                <table class="p3-table" class:p3-paper=move || !practice()>
                     <thead><tr>
                         <th scope="col">"method"</th>
                         <th scope="col" title="data-, pipeline- and tensor-parallel degrees (the paper\u{2019}s n_b \u{d7} n_l \u{d7} n_a)">"DP × PP × TP"</th>
@@ -285,10 +276,8 @@ pub fn Plans(
                         <th scope="col" title="model flops utilisation: 6 flop per token and parameter over peak (recomputation not counted)">"MFU"</th>
                         <th scope="col" class="p3-opt" title="hardware flops utilisation, the paper\u{2019}s efficiency: \u{3a0} 1/(1+overhead) over bubble, tensor (eq. 12) and transfers, recomputation counted">"HFU"</th>
                         <th scope="col" class="p3-opt" title="what stays on each GPU (C.3); under practice, the heaviest pipeline stage">"memory"</th>
-                        {move || practice().then(|| view! {
-                            <th scope="col" class="p3-opt" title="one training step (practice)">"step"</th>
-                            <th scope="col" class="p3-opt" title="tokens trained per second (practice)">"tokens/s"</th>
-                        })}
+                        <th scope="col" class="p3-opt p3-prac" title="one training step (practice)">"step"</th>
+                        <th scope="col" class="p3-opt p3-prac" title="tokens trained per second (practice)">"tokens/s"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
                     <tbody>{rows}</tbody>

@@ -144,7 +144,7 @@ pub fn Scaling(
     };
     view! {
         <section class="p3-card" aria-labelledby="p3-scale-h">
-            <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"</h2>
+            <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"{move || inputs.with(|i| i.practice()).then_some(", under the paper's assumptions")}</h2>
             <div class="p3-stack">
                 <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
                     role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>

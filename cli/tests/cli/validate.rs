@@ -82,7 +82,10 @@ fn index_html_validation_is_current() {
     let html = String::from_utf8(out.stdout).unwrap();
     let page =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html")).unwrap();
-    let begin = page.find("<!-- validation:begin -->\n").expect("begin marker") + 26;
+    let begin = page
+        .find("<!-- validation:begin -->\n")
+        .expect("begin marker")
+        + 26;
     let end = page.find("<!-- validation:end -->").expect("end marker");
     assert_eq!(
         page[begin..end].trim_end(),
