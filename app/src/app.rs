@@ -295,9 +295,8 @@ pub fn App() -> impl IntoView {
             <h1>"plan3d"</h1>
             <p class="p3-lede">
                 "The fastest data × pipeline × tensor-parallel plan for training a transformer, \
-                 its memory, network needs and schedule — computed in your browser, as \
-                 Megatron-Core, NeMo and torchtitan train today (checked against published \
-                 runs) or exactly as Lamy-Poirier 2021 (arXiv 2106.02679) models it."
+                 its memory, network needs and schedule, computed in your browser: as teams \
+                 train today, or as Lamy-Poirier 2021 (arXiv 2106.02679) models it."
             </p>
         </header>
         <NoticeList notices=notices corrections=corrections />

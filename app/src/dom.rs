@@ -138,27 +138,3 @@ pub fn download_canvas(testid: &str, name: &str) {
         }
     }
 }
-
-/// Table rows as HTML, each cell's text escaped: for static tables, where
-/// leptos' generic views would cost wasm for nothing.
-pub fn html_rows<const N: usize>(rows: impl IntoIterator<Item = [String; N]>) -> String {
-    let mut out = String::new();
-    for row in rows {
-        out.push_str("<tr>");
-        for cell in row {
-            out.push_str("<td>");
-            for c in cell.chars() {
-                match c {
-                    '<' => out.push_str("&lt;"),
-                    '>' => out.push_str("&gt;"),
-                    '&' => out.push_str("&amp;"),
-                    '"' => out.push_str("&quot;"),
-                    c => out.push(c),
-                }
-            }
-            out.push_str("</td>");
-        }
-        out.push_str("</tr>");
-    }
-    out
-}

@@ -22,6 +22,13 @@ fn text(testid: &str) -> String {
 
 #[wasm_bindgen_test]
 async fn app_mounts_and_shows_table_6_1() {
+    // The page opens in practice; the paper's tables are `assume=paper`.
+    web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("?assume=paper"))
+        .unwrap();
     leptos::mount::mount_to_body(App);
     leptos::task::tick().await;
     assert_eq!(text("plan-improved-gpus"), "38,640");

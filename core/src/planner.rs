@@ -84,56 +84,9 @@ pub fn constraints(inputs: &Inputs) -> Constraints {
 }
 
 /// What the plans table says of its rows under practice.
-pub const PRACTICE_NOTE: &str = "Each row is the exhaustive search's best for its method under \
-     today's practice (Megatron-Core, NeMo, torchtitan): tensor, pipeline and data degrees, \
-     virtual stages, micro-batch, sequence parallelism, recomputation and ZeRO stage, scored by \
-     a step-time model checked against published runs (see Validation).";
-
-/// A practice plan's step in parts, for a table: (part, seconds, what it
-/// is), the parts summing to the step.
-#[must_use]
-pub fn step_rows(e: &crate::Evaluation) -> Vec<(&'static str, f64, &'static str)> {
-    let Some(p) = e.step_parts else {
-        return Vec::new();
-    };
-    alloc::vec![
-        (
-            "GEMMs",
-            p.compute,
-            "matrix multiplications at the GPU's fitted efficiency"
-        ),
-        (
-            "element-wise",
-            p.elementwise,
-            "norms, activations, dropout, softmax: memory-bound"
-        ),
-        (
-            "pipeline bubble",
-            p.bubble,
-            "idle slots of the schedule: (p−1)/(v·m)"
-        ),
-        (
-            "tensor collectives",
-            p.tensor,
-            "what the GEMMs cannot hide (ring, NVLink)"
-        ),
-        (
-            "pipeline sends",
-            p.pipeline,
-            "activations and gradients between stages"
-        ),
-        (
-            "data parallel",
-            p.data,
-            "gradient reduction and weight gathers not hidden"
-        ),
-        (
-            "optimizer",
-            p.optimizer,
-            "the optimizer step over the local shard"
-        ),
-    ]
-}
+pub const PRACTICE_NOTE: &str = "Each row is the practice search's best for its method over every \
+     degree, virtual stages, micro-batch, sequence parallelism, recomputation and ZeRO stage (see \
+     Validation).";
 
 /// The dimensions the page fixes under practice: the recomputation when
 /// `act` names one (`paper` leaves it to the search).

@@ -191,3 +191,25 @@ impl Div<BytesPerSec> for Bytes {
         Seconds(self.0 / rhs.0)
     }
 }
+
+/// A positive number as `15.6e12`: up to four significant digits and a
+/// power of ten that is a multiple of three (the form the page's token field
+/// shows and parses back), without `{:e}`'s formatting code.
+#[cfg(feature = "alloc")]
+#[must_use]
+pub fn short_exp(x: f64) -> alloc::string::String {
+    if !(x.is_finite() && x > 0.0) {
+        return alloc::format!("{x}");
+    }
+    let mut e = (crate::math::floor(libm::log10(x)) as i32).div_euclid(3) * 3;
+    let mut m = crate::round_sig(x / libm::pow(10.0, f64::from(e)), 4);
+    if m >= 1000.0 {
+        m /= 1000.0;
+        e += 3;
+    }
+    if e == 0 {
+        alloc::format!("{m}")
+    } else {
+        alloc::format!("{m}e{e}")
+    }
+}

@@ -16,6 +16,35 @@ use crate::fmt;
 /// Quiet time after a keystroke before a typed number applies.
 const TYPING_PAUSE_MS: u64 = 300;
 
+/// An optional number field: `(key, id, test id, label, title,
+/// placeholder)`. One function for all of them, so leptos' generic view
+/// code is instantiated once.
+fn number_field<T, C>(
+    inputs: RwSignal<Inputs>,
+    typed: T,
+    committed: C,
+    (key, id, testid, label, title, placeholder): (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    ),
+) -> impl IntoView
+where
+    T: Fn(&'static str, String) + Copy + Send + Sync + 'static,
+    C: Fn(&'static str, String) + Copy + Send + Sync + 'static,
+{
+    view! {
+        <label for=id title=title>{label}</label>
+        <input id=id data-testid=testid type="text" inputmode="decimal" placeholder=placeholder
+            prop:value=move || inputs.with(|i| i.field_text(key))
+            on:input=move |e| typed(key, event_target_value(&e))
+            on:change=move |e| committed(key, event_target_value(&e)) />
+    }
+}
+
 /// The input panel: model, hardware and training choices.
 #[component]
 pub fn Controls(
@@ -87,12 +116,9 @@ pub fn Controls(
                     <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
                     <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
                 </select>
-                <label for="p3-tokens" class:p3-hidden=move || !inputs.with(Inputs::practice)>"Training tokens"
-                    <input id="p3-tokens" data-testid="tokens" type="text" inputmode="decimal" placeholder="20 per parameter"
-                        prop:value=move || inputs.with(|i| i.tokens.map(|t| format!("{t:e}")).unwrap_or_default())
-                        on:input=move |e| typed("tokens", event_target_value(&e))
-                        on:change=move |e| committed("tokens", event_target_value(&e)) />
-                </label>
+                <div class:p3-hidden=move || !inputs.with(Inputs::practice)>
+                    {number_field(inputs, typed, committed, ("tokens", "p3-tokens", "tokens", "Training tokens", "e.g. 15.6e12", "20 per parameter"))}
+                </div>
             </fieldset>
             <fieldset>
                 <legend>"Model"</legend>
@@ -249,26 +275,18 @@ pub fn Controls(
                         </label>
                     }).collect_view()}
                 </div>
-                <label for="p3-gpus">"GPU budget (optional)"</label>
-                <input id="p3-gpus" data-testid="budget" type="number" min="1" placeholder="no limit"
-                    prop:value=move || inputs.with(|i| i.max_gpus.map(|g| g.to_string()).unwrap_or_default())
-                    on:input=move |e| typed("gpus", event_target_value(&e))
-                    on:change=move |e| committed("gpus", event_target_value(&e)) />
-                <label for="p3-cluster" title="every plan uses exactly this many GPUs (the exhaustive search); the paper's rules take it as a cap">"Cluster size (exact, optional)"</label>
-                <input id="p3-cluster" data-testid="cluster" type="number" min="1" placeholder="any"
-                    prop:value=move || inputs.with(|i| i.cluster.map(|g| g.to_string()).unwrap_or_default())
-                    on:input=move |e| typed("cluster", event_target_value(&e))
-                    on:change=move |e| committed("cluster", event_target_value(&e)) />
-                <label for="p3-days">"Target time in days (fewest GPUs)"</label>
-                <input id="p3-days" data-testid="days" type="number" min="0.001" step="any" placeholder="fastest"
-                    prop:value=move || inputs.with(|i| i.target_days.map(|d| d.to_string()).unwrap_or_default())
-                    on:input=move |e| typed("days", event_target_value(&e))
-                    on:change=move |e| committed("days", event_target_value(&e)) />
-                <label for="p3-batch" title="under practice, the global batch: the search takes the largest it can at most this">"Batch limit in sequences"</label>
-                <input id="p3-batch" data-testid="batch" type="number" min="1" placeholder="critical batch"
-                    prop:value=move || inputs.with(|i| i.batch.map(|b| b.to_string()).unwrap_or_default())
-                    on:input=move |e| typed("batch", event_target_value(&e))
-                    on:change=move |e| committed("batch", event_target_value(&e)) />
+                // The optional numbers: one loop, one kind of field.
+                {[
+                    ("gpus", "p3-gpus", "budget", "GPU budget (optional)", "", "no limit"),
+                    ("cluster", "p3-cluster", "cluster", "Cluster size (exact, optional)",
+                        "every plan uses exactly this many GPUs (the exhaustive search); the paper's rules take it as a cap", "any"),
+                    ("days", "p3-days", "days", "Target time in days (fewest GPUs)", "", "fastest"),
+                    ("batch", "p3-batch", "batch", "Batch limit in sequences",
+                        "under practice, the global batch: the search takes the largest it can at most this", "critical batch"),
+                ]
+                    .into_iter()
+                    .map(|f| number_field(inputs, typed, committed, f))
+                    .collect_view()}
                 <div class:p3-hidden=move || inputs.with(Inputs::practice)>
                 <label for="p3-keff">
                     "Kernel efficiency: "

@@ -55,35 +55,7 @@ pub fn NetworkNeeds(
         })
     };
     let practice = move || inputs.with(Inputs::practice);
-    let step_view = move || {
-        let Some(p) = selected() else {
-            return String::new();
-        };
-        let e = p.evaluation;
-        let total = e.step.get();
-        crate::dom::html_rows(
-            planner::step_rows(&e)
-                .into_iter()
-                .map(|(part, secs, what)| {
-                    [
-                        part.to_string(),
-                        fmt::seconds(secs),
-                        fmt::pct(secs / total),
-                        what.to_string(),
-                    ]
-                }),
-        )
-    };
     view! {
-            <section class="p3-card" aria-labelledby="p3-step-h" class:p3-hidden=move || !practice()>
-                <h2 id="p3-step-h">"Where a step of the "{move || method().label()}" plan goes"</h2>
-                <div class="p3-scroll">
-                    <table class="p3-table" data-testid="step-parts">
-                        <thead><tr><th>"part"</th><th>"time"</th><th>"share"</th><th>"what"</th></tr></thead>
-                        <tbody inner_html=step_view></tbody>
-                    </table>
-                </div>
-            </section>
         <section class="p3-card" aria-labelledby="p3-net-h" class:p3-hidden=practice>
             <h2 id="p3-net-h">"Network needs of the "{move || method().label()}" plan"</h2>
             <div class="p3-scroll">

@@ -20,7 +20,7 @@ pub fn Validation() -> impl IntoView {
         <section class="p3-card" aria-labelledby="p3-val-h">
             <details data-testid="validation">
                 <summary><h2 id="p3-val-h">"Validation against published runs"</h2></summary>
-                <p class="p3-note">"The practice model's step time against published measurements (PTD-P Table 1 on A100s; NVIDIA's DGX Cloud GPT-3 175B on H100s). Its kernel efficiency was fitted on these same runs (two numbers per GPU, one shared, nothing else), so these errors are in-sample."</p>
+                <p class="p3-note">"Step time against published runs. The kernel efficiency was fitted on these runs (two numbers per GPU, one shared): the errors are in-sample."</p>
                 <div inner_html=html></div>
             </details>
         </section>

@@ -84,6 +84,23 @@ impl Inputs {
         }
     }
 
+    /// An optional number field's text as the page shows it (`gpus`,
+    /// `cluster`, `days`, `batch`, `tokens`): its URL value, empty when
+    /// unset.
+    #[must_use]
+    pub fn field_text(&self, key: &str) -> String {
+        use alloc::string::ToString;
+        match key {
+            "gpus" => self.max_gpus.map(|g| g.to_string()),
+            "cluster" => self.cluster.map(|g| g.to_string()),
+            "days" => self.target_days.map(|d| d.to_string()),
+            "batch" => self.batch.map(|b| b.to_string()),
+            "tokens" => self.tokens.map(crate::units::short_exp),
+            _ => None,
+        }
+        .unwrap_or_default()
+    }
+
     /// The value of a key in words, as a notice says what is used.
     #[must_use]
     pub fn described(&self, key: &str) -> String {
@@ -114,7 +131,7 @@ impl Inputs {
             "tokens" => self
                 .tokens
                 .map_or(String::from("20 tokens per parameter"), |t| {
-                    alloc::format!("{t:e} tokens")
+                    alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "method" => String::from(self.method.name()),
             "par" => String::from(self.parallelism.name()),

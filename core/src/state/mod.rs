@@ -8,9 +8,9 @@
 //! | `model` | a preset (`bert`, `gpt-3`, `llama-3.1-8b`, …), `x<N>` (N even), or `custom` | `x160` |
 //! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
 //! | `ffn`, `kv`, `vocab`, `gated` | custom feed-forward size, key/value heads, vocabulary, gated MLP | 4 × width, one per head, none, 0 |
-//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200` | `a100-80gb` |
+//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`, `gb200` | `a100-80gb` |
 //! | `node` | GPUs per node, 1–72, or `none` | 16 |
-//! | `net` | `infiniband`, `infiniband-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
+//! | `net` | `infiniband`, `infiniband-400`, `infiniband-800`, `roce-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
 //! | `method` | `baseline`, `partitioned`, `improved` | `improved` |
 //! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |
 //! | `cluster` | exact GPU count | none |
