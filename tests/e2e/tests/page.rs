@@ -6,7 +6,7 @@ use serde_json::json;
 #[test]
 fn page_loads_and_shows_core_numbers() {
     let url = serve(dist(), "/");
-    let dom = dump_dom(&format!("{url}?model=x160"));
+    let dom = dump_dom(&format!("{url}?assume=paper&model=x160"));
     assert!(
         dom.contains(r#"data-testid="plan-improved-gpus">38,640<"#),
         "{dom}"
@@ -19,7 +19,7 @@ fn page_loads_and_shows_core_numbers() {
 fn page_works_under_a_subpath() {
     // GitHub Pages serves a project at /REPO/: asset paths must be relative.
     let url = serve(dist(), "/plan3d/");
-    let dom = dump_dom(&url);
+    let dom = dump_dom(&format!("{url}?assume=paper"));
     assert!(
         dom.contains(r#"data-testid="plan-improved-gpus">38,640<"#),
         "{dom}"
@@ -42,7 +42,7 @@ fn phone_width_and_dark_mode() {
         "Emulation.setEmulatedMedia",
         &json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }),
     );
-    b.goto(&format!("{url}?model=x160"));
+    b.goto(&format!("{url}?assume=paper&model=x160"));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         std::time::Duration::from_secs(20),
@@ -141,7 +141,7 @@ fn phone_width_and_dark_mode() {
 fn no_plan_on_the_page_exceeds_the_gpu_budget() {
     let url = serve(dist(), "/");
     for (query, budget) in [("model=x160&gpus=3", 3_u64), ("model=gpt-3&gpus=8", 8)] {
-        let dom = dump_dom(&format!("{url}?{query}"));
+        let dom = dump_dom(&format!("{url}?assume=paper&{query}"));
         let mut seen = 0;
         for row in ["baseline", "partitioned", "improved", "optimum"] {
             let key = format!(r#"data-testid="plan-{row}-gpus">"#);
@@ -226,7 +226,9 @@ fn text_contrast_meets_wcag_aa_in_both_schemes() {
             &json!({ "features": [{ "name": "prefers-color-scheme", "value": scheme }] }),
         );
         // A notice, an exposed and a hidden transfer, and the player.
-        b.goto(&format!("{url}?model=gpt-3&gpus=1024&net=ethernet&keff=7"));
+        b.goto(&format!(
+            "{url}?assume=paper&model=gpt-3&gpus=1024&net=ethernet&keff=7"
+        ));
         b.wait(
             "return document.querySelector('[data-testid=needs] tbody tr')",
             std::time::Duration::from_secs(20),

@@ -58,7 +58,7 @@ fn planner_numbers_sliders_and_history() {
     let b = Browser::start(1400, 2000);
     open(
         &b,
-        &format!("{base}?model=x160&gpu=a100-80gb&node=16&net=infiniband"),
+        &format!("{base}?assume=paper&model=x160&gpu=a100-80gb&node=16&net=infiniband"),
     );
     // Table 6.1: 3d improved on 38640 GPUs in 6.8 days; the baseline on 35840.
     assert_eq!(b.text("plan-improved-gpus"), "38,640");
@@ -76,6 +76,7 @@ fn planner_numbers_sliders_and_history() {
     let x = Inputs::x_for_params(1e11);
     let mut i = Inputs {
         model: ModelChoice::X(x),
+        assumptions: plan3d_core::cost::AssumptionSet::Paper,
         ..Inputs::default()
     };
     let (gpus, d) = expected(&i, Method::Improved);
@@ -141,7 +142,7 @@ fn planner_numbers_sliders_and_history() {
 fn charts_draw_and_the_schedule_animates() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 2400);
-    open(&b, &base);
+    open(&b, &format!("{base}?assume=paper"));
     // A canvas is drawn when many pixels differ from its corner pixel.
     let drawn = "const c = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -239,7 +240,7 @@ fn hostile_urls_are_not_rendered_as_html() {
     let b = Browser::start(1200, 1600);
     let long = "9".repeat(10_000);
     let url = format!(
-        "{base}?model=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E&node=%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D1%3E\
+        "{base}?assume=paper&model=%3Cscript%3Ewindow.__pwned%3D1%3C%2Fscript%3E&node=%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D1%3E\
          &gpus=1e400&days={long}&net=%E2%98%83&keff=NaN&gpu=../../etc/passwd"
     );
     open(&b, &url);
@@ -278,7 +279,10 @@ fn hostile_urls_are_not_rendered_as_html() {
 fn huge_plans_and_slow_searches_keep_the_page_responsive() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 1800);
-    open(&b, &format!("{base}?model=x814&node=none&method=baseline"));
+    open(
+        &b,
+        &format!("{base}?assume=paper&model=x814&node=none&method=baseline"),
+    );
     let label = b
         .wait(
             "const t = document.querySelector('[data-testid=frames]').textContent;
@@ -288,7 +292,7 @@ fn huge_plans_and_slow_searches_keep_the_page_responsive() {
         .as_str()
         .unwrap()
         .to_string();
-    let i = Inputs::from_query("model=x814&node=none&method=baseline").0;
+    let i = Inputs::from_query("assume=paper&model=x814&node=none&method=baseline").0;
     let o = planner::outputs(&i).unwrap();
     let p = o.selected(Method::Baseline).unwrap();
     let (_, shown) = planner::plan_schedule(&o.model, &o.hardware, p).unwrap();
@@ -330,8 +334,11 @@ fn huge_plans_and_slow_searches_keep_the_page_responsive() {
 
     // X24 on 25 Gb/s Ethernet: ~170 k evaluations. The optimum arrives,
     // and agrees with core.
-    open(&b, &format!("{base}?model=x24&net=ethernet-25"));
-    let i = Inputs::from_query("model=x24&net=ethernet-25").0;
+    open(
+        &b,
+        &format!("{base}?assume=paper&model=x24&net=ethernet-25"),
+    );
+    let i = Inputs::from_query("assume=paper&model=x24&net=ethernet-25").0;
     let best = planner::optimum(&i).unwrap().best.evaluation;
     let gpus = b.wait(
         "const e = document.querySelector('[data-testid=plan-optimum-gpus]'); return e && e.textContent;",
@@ -367,7 +374,7 @@ fn huge_plans_and_slow_searches_keep_the_page_responsive() {
 fn corrections_are_shown_in_words() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 1600);
-    open(&b, &format!("{base}?model=x160&gpus=512"));
+    open(&b, &format!("{base}?assume=paper&model=x160&gpus=512"));
     set(&b, "budget", "-5", "change");
     let notices = b.wait(
         "const t = document.querySelector('[data-testid=notices]').textContent;
@@ -407,7 +414,7 @@ fn corrections_are_shown_in_words() {
         "{notices}"
     );
     // A URL value the page ignores names what it uses instead.
-    open(&b, &format!("{base}?model=x160&gpu=h900"));
+    open(&b, &format!("{base}?assume=paper&model=x160&gpu=h900"));
     assert!(
         b.text("notices").contains("unknown GPU; using a100-80gb"),
         "{}",
@@ -424,7 +431,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 1600);
     let headline = |q: &str| {
-        b.goto(&format!("{base}?{q}"));
+        b.goto(&format!("{base}?assume=paper&{q}"));
         // The search may answer a frame after the plans.
         b.wait(
             "const t = document.querySelector('[data-testid=headline]').textContent;
@@ -459,13 +466,13 @@ fn the_headline_is_the_best_plan_and_never_blank() {
 fn the_node_size_follows_the_gpu() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 1600);
-    open(&b, &format!("{base}?model=llama-3.1-405b"));
+    open(&b, &format!("{base}?assume=paper&model=llama-3.1-405b"));
     set(&b, "gpu", "h100-sxm", "change");
     b.wait(
         "return document.querySelector('[data-testid=node-value]').textContent === '8'",
         WAIT,
     );
-    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&node=8");
+    let (i, _) = Inputs::from_query("assume=paper&model=llama-3.1-405b&gpu=h100-sxm&node=8");
     let (gpus, _) = expected(&i, Method::Improved);
     b.wait(
         &format!("return document.querySelector('[data-testid=plan-improved-gpus]').textContent == '{gpus}'"),
@@ -480,7 +487,7 @@ fn the_node_size_follows_the_gpu() {
 fn the_schedule_explains_itself() {
     let base = serve(dist(), "/");
     let b = Browser::start(1400, 1800);
-    open(&b, &format!("{base}?model=x160&cmp=modular"));
+    open(&b, &format!("{base}?assume=paper&model=x160&cmp=modular"));
     b.scroll_into_view("timeline");
     b.exec("document.querySelector('[data-testid=play]').click()", &[]);
     std::thread::sleep(Duration::from_millis(200));
@@ -529,7 +536,7 @@ fn custom_shapes_have_ffn_kv_heads_vocab_and_gating() {
     let b = Browser::start(1400, 1600);
     open(
         &b,
-        &format!("{base}?model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1"),
+        &format!("{base}?assume=paper&model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1"),
     );
     assert_eq!(
         b.exec(
@@ -547,7 +554,7 @@ fn custom_shapes_have_ffn_kv_heads_vocab_and_gating() {
         "{hint}"
     );
     let (i, _) = Inputs::from_query(
-        "model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1",
+        "assume=paper&model=custom&seq=8192&heads=32&head=128&layers=32&ffn=14336&kv=8&vocab=128256&gated=1",
     );
     let (gpus, _) = expected(&i, Method::Improved);
     assert_eq!(b.text("plan-improved-gpus"), gpus);

@@ -14,7 +14,7 @@ fn works_offline_after_the_first_visit_and_upgrades_cleanly() {
     // Under a subpath, as on GitHub Pages.
     let server = serve_controlled(dist(), "/plan3d/");
     let b = Browser::start(1200, 1400);
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         WAIT,
@@ -33,12 +33,15 @@ fn works_offline_after_the_first_visit_and_upgrades_cleanly() {
     server
         .offline
         .store(true, std::sync::atomic::Ordering::SeqCst);
-    b.goto(&format!("{}?model=gpt-3&par=data%2Btensor", server.url));
+    b.goto(&format!(
+        "{}?assume=paper&model=gpt-3&par=data%2Btensor",
+        server.url
+    ));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         WAIT,
     );
-    let (i, _) = Inputs::from_query("model=gpt-3&par=data%2Btensor");
+    let (i, _) = Inputs::from_query("assume=paper&model=gpt-3&par=data%2Btensor");
     let want = planner::outputs(&i)
         .unwrap()
         .selected(Method::Improved)
@@ -92,7 +95,7 @@ fn works_offline_after_the_first_visit_and_upgrades_cleanly() {
 fn content_security_policy_allows_only_the_page() {
     let server = serve_controlled(dist(), "/");
     let b = Browser::start(1200, 1400);
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         WAIT,
@@ -217,7 +220,7 @@ fn each_embedded_view_fits_600_by_400() {
         ("schedule", "[data-testid=timeline]"),
     ] {
         let host = format!(
-            r#"<!doctype html><html><body style="margin:0"><iframe src="./?model=gpt-3&amp;embed={view}" width="600" height="400" style="border:0"></iframe></body></html>"#
+            r#"<!doctype html><html><body style="margin:0"><iframe src="./?assume=paper&amp;model=gpt-3&amp;embed={view}" width="600" height="400" style="border:0"></iframe></body></html>"#
         );
         server
             .overrides
@@ -257,7 +260,7 @@ fn each_embedded_view_fits_600_by_400() {
 fn every_export_downloads_and_parses_back() {
     let server = serve_controlled(dist(), "/");
     let b = Browser::start(1400, 2000);
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelector('[data-testid=plan-optimum-gpus]')",
         WAIT,
@@ -320,7 +323,9 @@ fn every_export_downloads_and_parses_back() {
     }
     let (_, csv) = get(".csv", "plans");
     assert!(
-        csv.starts_with("# plan3d plans for ?model=x160\nmethod,search,data,pipe,tensor,gpus"),
+        csv.starts_with(
+            "# plan3d plans for ?model=x160&assume=paper\nmethod,search,data,pipe,tensor,gpus"
+        ),
         "{csv}"
     );
     assert!(
@@ -330,7 +335,7 @@ fn every_export_downloads_and_parses_back() {
     );
     let (_, json) = get(".json", "plans");
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    assert_eq!(v["inputs"], json!("model=x160"));
+    assert_eq!(v["inputs"], json!("model=x160&assume=paper"));
     assert_eq!(v["plans"][3]["search"], json!("exhaustive"));
     assert_eq!(v["plans"][3]["gpus"], json!(38640));
     let (_, sweep) = get(".csv", "sweep");
@@ -356,7 +361,10 @@ fn every_export_downloads_and_parses_back() {
         "return document.querySelector('[data-testid=share-link]').value",
         &[],
     );
-    assert_eq!(link, json!(format!("{}?model=x160", server.url)));
+    assert_eq!(
+        link,
+        json!(format!("{}?assume=paper&model=x160", server.url))
+    );
     let code = b.exec(
         "return document.querySelector('[data-testid=embed-code]').value",
         &[],
@@ -371,7 +379,7 @@ fn every_export_downloads_and_parses_back() {
 fn saved_scenarios_survive_reloads_and_corrupt_ones_are_skipped() {
     let server = serve_controlled(dist(), "/");
     let b = Browser::start(1400, 1800);
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelector('[data-testid=plan-improved-gpus]')",
         WAIT,
@@ -383,7 +391,7 @@ fn saved_scenarios_survive_reloads_and_corrupt_ones_are_skipped() {
          localStorage.setItem('unrelated', '{not json');",
         &[],
     );
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelector('[data-testid=scenarios] li')",
         WAIT,
@@ -401,7 +409,7 @@ fn saved_scenarios_survive_reloads_and_corrupt_ones_are_skipped() {
          document.querySelector('[data-testid=scenario-save]').click();",
         &[],
     );
-    b.goto(&server.url);
+    b.goto(&format!("{}?assume=paper", server.url));
     b.wait(
         "return document.querySelectorAll('[data-testid=scenarios] li').length == 2",
         WAIT,
