@@ -355,7 +355,7 @@ fn every_export_downloads_and_parses_back() {
     }
     assert!(get(".svg", "scaling")
         .1
-        .contains("<!-- plan3d scaling for ?model=x160 -->"));
+        .contains("<!-- plan3d scaling for ?model=x160&assume=paper -->"));
     // The link and embed code the page offers.
     let link = b.exec(
         "return document.querySelector('[data-testid=share-link]').value",
@@ -363,7 +363,7 @@ fn every_export_downloads_and_parses_back() {
     );
     assert_eq!(
         link,
-        json!(format!("{}?assume=paper&model=x160", server.url))
+        json!(format!("{}?model=x160&assume=paper", server.url))
     );
     let code = b.exec(
         "return document.querySelector('[data-testid=embed-code]').value",
