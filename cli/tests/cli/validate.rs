@@ -4,23 +4,30 @@
 use super::{plan3d, plan3d_words};
 use serde_json::Value;
 
-#[test]
-fn readme_validation_table_is_current() {
-    let out = plan3d(&["validate"]);
+/// `plan3d ARGS`'s output is the text between the validation markers of
+/// the workspace file `file`.
+fn marked_section_is(file: &str, args: &[&str]) {
+    let out = plan3d(args);
     assert!(out.status.success());
-    let table = String::from_utf8(out.stdout).unwrap();
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let begin = readme
+    let want = String::from_utf8(out.stdout).unwrap();
+    let path = format!("{}/../{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let begin = text
         .find("<!-- validation:begin -->\n")
         .expect("begin marker")
         + 26;
-    let end = readme.find("<!-- validation:end -->").expect("end marker");
+    let end = text.find("<!-- validation:end -->").expect("end marker");
     assert_eq!(
-        readme[begin..end].trim_end(),
-        table.trim_end(),
-        "README's validation table is stale: paste `plan3d validate`"
+        text[begin..end].trim_end(),
+        want.trim_end(),
+        "{file}'s validation table is stale: paste `plan3d {}`",
+        args.join(" ")
     );
+}
+
+#[test]
+fn readme_validation_table_is_current() {
+    marked_section_is("README.md", &["validate"]);
 }
 
 #[test]
@@ -77,19 +84,5 @@ fn practice_flags() {
 /// The page's validation template is `plan3d validate --html`.
 #[test]
 fn index_html_validation_is_current() {
-    let out = plan3d(&["validate", "--html"]);
-    assert!(out.status.success());
-    let html = String::from_utf8(out.stdout).unwrap();
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html")).unwrap();
-    let begin = page
-        .find("<!-- validation:begin -->\n")
-        .expect("begin marker")
-        + 26;
-    let end = page.find("<!-- validation:end -->").expect("end marker");
-    assert_eq!(
-        page[begin..end].trim_end(),
-        html.trim_end(),
-        "index.html's validation template is stale: paste `plan3d validate --html`"
-    );
+    marked_section_is("index.html", &["validate", "--html"]);
 }

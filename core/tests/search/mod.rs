@@ -500,3 +500,26 @@ fn the_rules_never_exceed_the_gpu_budget() {
     }
     assert!(planned > 500, "only {planned} plans");
 }
+
+/// With an exact GPU count the Pareto front skips its ladder of halved
+/// budgets: no budget below N can hold a plan on exactly N GPUs, so the
+/// front loses nothing (each such search is checked to fail).
+#[test]
+fn pareto_with_an_exact_cluster_skips_the_budget_ladder() {
+    let m = plan3d_core::model::x_family(24).unwrap();
+    let hw = Hardware::default();
+    let c = Constraints {
+        exact_gpus: Some(256),
+        ..Constraints::default()
+    };
+    let front = pareto(&m, &hw, None, Parallelism::ThreeD, &c, 8).unwrap();
+    assert!(!front.is_empty());
+    assert!(front.iter().all(|e| e.gpus == 256));
+    for budget in [128, 64, 8] {
+        let cc = Constraints {
+            max_gpus: Some(budget),
+            ..c
+        };
+        assert!(exhaustive(&m, &hw, None, Parallelism::ThreeD, &cc).is_err());
+    }
+}
