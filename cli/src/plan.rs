@@ -47,13 +47,7 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         constraints: a.constraints.request(),
-        method: a.method.clone().unwrap_or_else(|| {
-            if a.practice.assumptions.eq_ignore_ascii_case("practice") {
-                "any".into()
-            } else {
-                "improved".into()
-            }
-        }),
+        method: a.method.clone().unwrap_or_default(),
         parallelism: a.parallelism.clone(),
         search: a.search.clone(),
         practice: a.practice.request(),

@@ -242,11 +242,22 @@ proptest! {
 #[test]
 fn requests_take_the_clis_defaults() {
     let r: PlanRequest = serde_json::from_str(r#"{"model": "x160"}"#).unwrap();
-    assert_eq!(r.method, "improved");
+    // No method: the setting's default (`improved` under paper), as the CLI.
+    assert_eq!(r.method, "");
     assert_eq!(r.parallelism, "3d");
     assert_eq!(r.hardware.gpu, "a100-80gb");
     let p = api::plan(&r).unwrap();
+    assert_eq!(p.evaluation.method, "improved");
     assert_eq!(p.evaluation.gpus, 38_640); // Table 6.1
+                                           // Under practice, every method is searched, as `plan3d plan
+                                           // --assumptions practice` does.
+    let q: PlanRequest = serde_json::from_str(
+        r#"{"model": "llama-3.1-70b", "gpu": "h100-sxm", "node_size": 8, "max_gpus": 512, "assumptions": "practice"}"#,
+    )
+    .unwrap();
+    let mut any = q.clone();
+    any.method = "any".into();
+    assert_eq!(api::plan(&q).unwrap(), api::plan(&any).unwrap());
     let e: EvaluateRequest = serde_json::from_str(
         r#"{"model": "x160", "method": "improved", "data": 483, "pipe": 5,
             "tensor": 16, "micro_batches": 5}"#,

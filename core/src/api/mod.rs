@@ -370,13 +370,20 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
     let c = constraints_of(&r.constraints)?;
     let par = parallelism(&r.parallelism)?;
     let a = assumptions_of(&r.practice)?;
-    if a.set == AssumptionSet::Practice {
+    let practice = a.set == AssumptionSet::Practice;
+    // The setting's default method, for the CLI and JSON requests alike.
+    let method_name = match r.method.trim() {
+        "" if practice => "any",
+        "" => "improved",
+        name => name,
+    };
+    if practice {
         let p = &r.practice;
         let chosen;
-        let methods: &[Method] = if r.method.eq_ignore_ascii_case("any") {
+        let methods: &[Method] = if method_name.eq_ignore_ascii_case("any") {
             &search::PRACTICE_METHODS
         } else {
-            chosen = [method(&r.method)?];
+            chosen = [method(method_name)?];
             &chosen
         };
         let space = Space {
@@ -398,10 +405,10 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             None,
         ));
     }
-    let method = if r.method.eq_ignore_ascii_case("any") {
+    let method = if method_name.eq_ignore_ascii_case("any") {
         None
     } else {
-        Some(method(&r.method)?)
+        Some(method(method_name)?)
     };
     match r.search.to_ascii_lowercase().as_str() {
         "rules" => {

@@ -233,7 +233,8 @@ pub struct PlanRequest {
     /// The constraints.
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub constraints: ConstraintsRequest,
-    /// A method, or `any` (exhaustive search only).
+    /// A method, or `any` (exhaustive search or practice only); empty for
+    /// the setting's default: `improved` under paper, `any` under practice.
     pub method: String,
     /// `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor` or `3d`.
     pub parallelism: String,
@@ -256,7 +257,7 @@ impl Default for PlanRequest {
             model: ModelRequest::default(),
             hardware: HardwareRequest::default(),
             constraints: ConstraintsRequest::default(),
-            method: "improved".into(),
+            method: String::new(),
             parallelism: "3d".into(),
             search: "rules".into(),
             practice: PracticeRequest::default(),
