@@ -475,15 +475,6 @@ pub const RUNS: &[Run] = &[
     },
 ];
 
-/// The runs of the calibration set.
-///
-/// # Errors
-///
-/// None today; kept fallible for a set read from elsewhere.
-pub fn runs() -> Result<Vec<Run>, String> {
-    Ok(RUNS.to_vec())
-}
-
 impl Run {
     /// Was this run made with Megatron-LM 2021 (PTD-P), counted by its
     /// eq. 3?
@@ -635,8 +626,7 @@ pub struct Validation {
 ///
 /// A file that does not parse or a run plan3d cannot evaluate.
 pub fn validate() -> Result<Vec<Validation>, String> {
-    runs()?
-        .iter()
+    RUNS.iter()
         .map(|r| {
             let e = evaluate_with(
                 &r.shape(),

@@ -33,7 +33,7 @@ fn given(gemm_efficiency: f64, elementwise_traffic: f64) -> KernelFit {
 /// 0.05 in traffic. Prints the fit.
 #[test]
 fn kernel_fit_is_the_least_squares_optimum() {
-    let runs = calibration::runs().unwrap();
+    let runs = calibration::RUNS;
     let (a100, h100): (Vec<&Run>, Vec<&Run>) =
         runs.iter().partition(|r| r.plan3d_gpu.starts_with("a100"));
     assert_eq!((a100.len(), h100.len()), (10, 2));
@@ -100,7 +100,7 @@ fn calibration_errors_within_bounds() {
     }
     // MFU is not fitted (step times are): where a run publishes it, the
     // model's flop count must give it back from the predicted step.
-    for (r, run) in rows.iter().zip(calibration::runs().unwrap()) {
+    for (r, run) in rows.iter().zip(calibration::RUNS) {
         if let Some(mfu) = run.mfu {
             let expected = mfu / 100.0 * run.measured_step().unwrap() / r.predicted_step;
             assert!(

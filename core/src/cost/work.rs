@@ -53,6 +53,10 @@ impl Evaluation {
     /// GPUs' peak for the step.
     #[must_use]
     pub fn mfu(&self) -> f64 {
+        // The paper's timing keeps its own expression (efficiency × 6/f):
+        // the ratio of the stored flop counts is the same number but can
+        // differ in the last bit, and the paper's JSON is pinned byte for
+        // byte.
         match self.step_parts {
             None => {
                 self.efficiency * MODEL_FLOPS_PER_TOKEN_PARAM
