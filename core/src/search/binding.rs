@@ -104,6 +104,11 @@ pub enum Binding {
         /// n_µ.
         micro_batches: u32,
     },
+    /// Improved on a given cluster: n_l = the n_µ of eq. 9 (fact 14).
+    PipeCluster {
+        /// Chosen n_l.
+        pipe: u32,
+    },
     /// Partitioned: no pipeline (sec. 5).
     NoPipeline,
     /// n_b: the largest with b ≤ the batch limit.
@@ -259,6 +264,11 @@ impl fmt::Display for Binding {
             } => write!(
                 f,
                 "pipe {pipe}: the fastest n_l ≤ n_µ = {micro_batches} (modular pipeline, sec. 4)"
+            ),
+            Self::PipeCluster { pipe } => write!(
+                f,
+                "pipe {pipe}: n_l = the n_µ of eq. 9 on a given cluster, with a spare \
+                 micro-batch for the pipeline transfers (modular pipeline, Table 6.3)"
             ),
             Self::NoPipeline => write!(
                 f,

@@ -150,6 +150,7 @@ fn tensor_degree(
     Ok((1, None))
 }
 
+#[derive(Clone, Copy)]
 struct Ctx<'a> {
     model: &'a ModelShape,
     hw: &'a Hardware,
@@ -159,6 +160,8 @@ struct Ctx<'a> {
     critical: bool,
     batch_max: u64,
     budget: Option<u64>,
+    /// A given cluster: the user fixed the GPU count (fact 14).
+    exact: bool,
 }
 
 impl Ctx<'_> {
@@ -182,6 +185,48 @@ impl Ctx<'_> {
         let n = by_batch.min(by_budget).min(crate::MAX_DEGREE);
         (n as u32, by_budget < by_batch)
     }
+}
+
+/// The pipeline-overlap minimum n_µ ≥ n_l·(1 + ν_net/ν_l) (fact 8, C.4.2),
+/// from the evaluator's own ν_l at n_µ = n_l.
+fn overlap_min(ctx: &Ctx<'_>, base: Config, pipe: u32) -> Result<u32, Error> {
+    if pipe <= 1 {
+        return Ok(1);
+    }
+    let e = ctx.eval(Config {
+        pipe,
+        micro_batches: pipe,
+        ..base
+    })?;
+    let t = e.transfers.get(TransferKind::Pipeline);
+    Ok(t.map_or(1, |t| {
+        math::ceil(f64::from(pipe) * (1.0 + t.threshold.0 / t.intensity.0)) as u32
+    }))
+}
+
+/// The modular pipeline on a given cluster (MODEL_NOTES fact 14, Table
+/// 6.3): n_l = the smallest n_µ satisfying eq. 9, one spare micro-batch or
+/// more so that the pipeline transfers overlap, n_µ = ⌈n_l·(1 + ν_net/ν_l)⌉,
+/// and n_b = n_gpu/(n_l·n_a), the batch staying at or below the limit.
+fn given_cluster(
+    ctx: &Ctx<'_>,
+    base: Config,
+    nmu: u32,
+    gpus: u64,
+) -> Result<(Evaluation, u32, bool), Error> {
+    let na = u64::from(base.tensor);
+    let pipe_budget = (gpus / na).clamp(1, u64::from(u32::MAX)) as u32;
+    let pipe = nmu.min(ctx.model.layers).min(pipe_budget).max(1);
+    let min = overlap_min(ctx, base, pipe)?;
+    let micro_batches = nmu.max(min).max(pipe);
+    let (data, capped) = ctx.data_cap(micro_batches.into(), u64::from(pipe) * na);
+    let e = ctx.eval(Config {
+        data,
+        pipe,
+        micro_batches,
+        ..base
+    })?;
+    Ok((e, min, capped))
 }
 
 /// One method's rules for a given tensor degree and offload choice.
@@ -252,6 +297,38 @@ fn rule_config(
                 )
             }
         };
+        if let (true, Some(gpus), true) = (ctx.exact, ctx.budget, par.data() && par.pipe()) {
+            // Fact 14: eq. 9's n_µ is that of a data dimension filled up to
+            // the batch limit, not of one the cluster caps.
+            let free = |n: u32| Config {
+                data: (ctx.batch_max / u64::from(n)).clamp(1, crate::MAX_DEGREE) as u32,
+                micro_batches: n,
+                ..base
+            };
+            let (nmu, _, bound, hidden) = smallest(ctx.batch_max, |n| ctx.eval(free(n)))?;
+            let (e, min, capped) = given_cluster(ctx, base, nmu, gpus)?;
+            if let Some(kind) = bound {
+                binding.push(if hidden {
+                    transfer_binding("micro-batches", nmu, &ctx.eval(free(nmu))?, kind)
+                } else {
+                    Binding::Unhidden {
+                        kind,
+                        equation: e.transfers.get(kind).map_or("", |t| t.equation),
+                    }
+                });
+            }
+            binding.push(Binding::PipeCluster {
+                pipe: e.config.pipe,
+            });
+            if e.config.pipe > 1 {
+                binding.push(Binding::PipelineOverlap {
+                    micro_batches: e.config.micro_batches,
+                    min,
+                });
+            }
+            budget_binding(e.config.data, capped, &e, binding);
+            return Ok(e);
+        }
         let (nmu, _, bound, hidden) = smallest(ctx.batch_max, |n| ctx.eval(with(n, 1).0))?;
         let nmu = with(nmu, 1).0.micro_batches;
         let max_pipe = if par.pipe() {
@@ -305,19 +382,7 @@ fn rule_config(
     };
     // The pipeline-overlap minimum n_µ ≥ n_l·(1 + ν_net/ν_l), from the
     // evaluator's own ν_l.
-    let nmu_min = if pipe > 1 {
-        let e = ctx.eval(Config {
-            pipe,
-            micro_batches: pipe,
-            ..base
-        })?;
-        let t = e.transfers.get(TransferKind::Pipeline);
-        t.map_or(1, |t| {
-            math::ceil(f64::from(pipe) * (1.0 + t.threshold.0 / t.intensity.0)) as u32
-        })
-    } else {
-        1
-    };
+    let nmu_min = overlap_min(ctx, base, pipe)?;
     let mut capped_out = false;
     let mut exposed_cap = false;
     let mut make = |bmu: u32| -> Result<Evaluation, Error> {
@@ -438,6 +503,7 @@ pub fn rules(
         critical,
         batch_max: math::floor(limit) as u64,
         budget: c.budget(),
+        exact: c.exact_gpus.is_some(),
     };
     let (tensor, tb) = tensor_degree(model, hw, par, c)?;
     let mut last = None;
