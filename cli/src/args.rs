@@ -161,6 +161,13 @@ pub(crate) struct PracticeArgs {
     /// Recomputation: none, selective or full.
     #[arg(long)]
     pub(crate) recompute: Option<String>,
+    /// Pipeline schedule: 1f1b (interleaved with --virtual-stages) or gpipe
+    #[arg(long)]
+    pub(crate) pipeline_schedule: Option<String>,
+    /// ZeRO-R activation checkpoints (full recomputation): none, pa
+    /// (partitioned over the tensor ranks) or pa-cpu (and in CPU memory)
+    #[arg(long)]
+    pub(crate) zero_r: Option<String>,
     /// Global batch, sequences.
     #[arg(long)]
     pub(crate) global_batch: Option<u64>,
@@ -188,6 +195,8 @@ impl PracticeArgs {
             },
             zero: self.zero.clone(),
             recompute: self.recompute.clone(),
+            pipeline_schedule: self.pipeline_schedule.clone(),
+            zero_r: self.zero_r.clone(),
             global_batch: self.global_batch,
             tokens: self.tokens,
             optimizer: self.optimizer.clone(),

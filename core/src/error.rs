@@ -71,6 +71,11 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+    /// Two settings that do not go together.
+    Incompatible {
+        /// What, in words.
+        what: &'static str,
+    },
     /// An X\[x\] model needs an even x (d_a = x/2 heads, eq. 1).
     OddX {
         /// The x given.
@@ -121,6 +126,7 @@ impl fmt::Display for Error {
             ),
             Self::Unknown { what } => write!(f, "unknown {what}"),
             Self::NoPlan { reason } => write!(f, "no plan: {reason}"),
+            Self::Incompatible { what } => write!(f, "{what}"),
             Self::OddX { x } => write!(f, "X[{x}] needs an even x (d_a = x/2 heads, eq. 1)"),
         }
     }

@@ -11,7 +11,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::cost::assumptions::{AssumptionSet, Precision, Zero};
-use crate::cost::Method;
+use crate::cost::{Method, PipelineSchedule, ZeroR};
 use crate::hardware::{self, Gpu, Network};
 use crate::memory::ActivationModel;
 use crate::schedule::ScheduleKind;
@@ -42,6 +42,8 @@ by_name!(
     Network,
     ScheduleKind,
     Zero,
+    ZeroR,
+    PipelineSchedule,
     Precision,
     AssumptionSet
 );

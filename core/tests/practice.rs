@@ -5,7 +5,7 @@
 use plan3d_core::cost::assumptions::{Assumptions, Precision, Zero};
 use plan3d_core::cost::memory::stage_memory;
 use plan3d_core::cost::step::{self, bubble_fraction, in_flight, ring_seconds, stage_layers};
-use plan3d_core::cost::{evaluate_with, Method};
+use plan3d_core::cost::{evaluate_with, Method, PipelineSchedule, ZeroR};
 use plan3d_core::model::{self, ModelShape};
 use plan3d_core::{evaluate, hardware, ActivationModel, Config, Hardware, Network};
 
@@ -212,6 +212,181 @@ fn practice_invariants() {
     };
     let e2 = evaluate_with(&m, &h100(), &c, &a).unwrap();
     assert!(close(e2.time.0, 15.6e12 / e2.tokens_per_second, 1e-12));
+}
+
+/// GPipe runs every forward before any backward: 1F1B's bubble (p−1)/m and
+/// step time, but all m micro-batches' activations on every stage, where
+/// 1F1B's first stage holds p.
+#[test]
+fn gpipe_holds_every_micro_batch() {
+    let m = model::LLAMA_3_1_70B;
+    let one = Config {
+        data: 4,
+        pipe: 4,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 32,
+        sequence_parallel: true,
+        zero: Zero::One,
+        activation: ActivationModel::Selective,
+        ..Config::default()
+    };
+    let gpipe = Config {
+        pipeline_schedule: PipelineSchedule::GPipe,
+        ..one
+    };
+    let a = Assumptions::PRACTICE;
+    let (e1, eg) = (
+        evaluate_with(&m, &h100(), &one, &a).unwrap(),
+        evaluate_with(&m, &h100(), &gpipe, &a).unwrap(),
+    );
+    assert_eq!(e1.step, eg.step);
+    assert!(close(bubble_fraction(&gpipe, m.layers), 3.0 / 32.0, 1e-12));
+    for stage in 0..4 {
+        assert_eq!(in_flight(&gpipe, stage), 32.0);
+        let (s1, sg) = (
+            stage_memory(&m, &one, &a, stage),
+            stage_memory(&m, &gpipe, &a, stage),
+        );
+        assert!(close(
+            sg.activations.0,
+            s1.activations.0 * 32.0 / f64::from(4 - stage),
+            1e-12
+        ));
+        assert_eq!((sg.weights, sg.optimizer), (s1.weights, s1.optimizer));
+    }
+    // GPipe has no virtual stages, and the layered methods run the modular
+    // pipeline.
+    for bad in [
+        Config {
+            virtual_stages: 2,
+            ..gpipe
+        },
+        Config {
+            method: Method::Improved,
+            ..gpipe
+        },
+    ] {
+        let err = evaluate_with(&m, &h100(), &bad, &a)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("GPipe"), "{err}");
+    }
+}
+
+/// ZeRO-R (seed 001 sec. 6.1) on GPT-3 175B with full recomputation, t = 8,
+/// b = 1, s = 2048, h = 12 288: P_a keeps each checkpoint's 1/t share,
+/// 2·s·h/t = 6.29 MB per layer and micro-batch instead of 50.3 MB, and
+/// all-gathers it before recomputing, (t−1)/t·2·s·h bytes over NVLink at
+/// 0.8 × 450 GB/s per direction; P_a+cpu keeps no checkpoint on the GPU, 2 in its working
+/// set, and copies each to and from CPU memory, exposed where a copy
+/// outlasts its layer's forward (backward) GEMMs. With sequence
+/// parallelism the checkpoint is split already, and P_a changes nothing.
+#[test]
+fn zero_r_partitions_and_offloads_checkpoints() {
+    let m = GPT3;
+    let a = Assumptions {
+        overlap_tensor: false,
+        ..Assumptions::PRACTICE
+    };
+    let hw = h100();
+    let base = Config {
+        data: 8,
+        pipe: 8,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 16,
+        zero: Zero::One,
+        activation: ActivationModel::Full,
+        ..Config::default()
+    };
+    let with = |zero_r, sp| Config {
+        zero_r,
+        sequence_parallel: sp,
+        ..base
+    };
+    let (s, h, t) = (2048.0, 12_288.0, 8.0);
+    let eval = |c: &Config| evaluate_with(&m, &hw, c, &a).unwrap();
+    let (kept, pa, cpu) = (
+        eval(&with(ZeroR::None, false)),
+        eval(&with(ZeroR::Pa, false)),
+        eval(&with(ZeroR::PaCpu, false)),
+    );
+    let layers = 12.0; // 96 layers over 8 stages
+    let in_flight0 = 8.0; // 1F1B, first stage
+    let ckpt = 2.0 * s * h;
+    let first = |e: &plan3d_core::Evaluation| *e.stages.iter().next().unwrap();
+    assert!(close(
+        first(&kept).activations.0,
+        ckpt * layers * in_flight0,
+        1e-12
+    ));
+    assert!(close(
+        first(&pa).activations.0,
+        ckpt / t * layers * in_flight0,
+        1e-12
+    ));
+    assert_eq!(first(&cpu).activations.0, 0.0);
+    assert!(close(
+        first(&cpu).host.0,
+        ckpt / t * layers * in_flight0,
+        1e-12
+    ));
+    assert!(close(
+        first(&cpu).working.0 - first(&pa).working.0,
+        ckpt / t,
+        1e-12
+    ));
+    assert_eq!(first(&pa).host.0, 0.0);
+    // The all-gathers: per layer and micro-batch, (t−1)/t · 2sh bytes.
+    let gather = (t - 1.0) / t * ckpt / (900e9 / 2.0 * 0.8);
+    let (pk, pp) = (kept.step_parts.unwrap(), pa.step_parts.unwrap());
+    assert!(close(pp.tensor - pk.tensor, 16.0 * layers * gather, 1e-9));
+    // P_a+cpu: the copies over the 50 GB/s CPU link hide under a GPT-3
+    // layer's GEMMs here (no exposed time), and cost the P_a gathers.
+    let pc = cpu.step_parts.unwrap();
+    let copy = ckpt / t / hw.bandwidth(plan3d_core::Link::CpuGpu).0;
+    assert!(copy < pc.compute / (16.0 * layers * 4.0), "{copy}");
+    assert_eq!(pc.offload, 0.0);
+    assert!(close(pc.tensor, pp.tensor, 1e-12));
+    // On a slow CPU link the copies are exposed: (copy − forward) + (copy −
+    // 3 × forward) per layer and micro-batch.
+    let mut slow = hw;
+    slow.gpu.cpu_gpu = plan3d_core::units::BytesPerSec(1e8);
+    let c = with(ZeroR::PaCpu, false);
+    let e = evaluate_with(&m, &slow, &c, &a)
+        .unwrap()
+        .step_parts
+        .unwrap();
+    let slow_copy = ckpt / t / 1e8;
+    let fwd = e.compute / (16.0 * layers * 4.0);
+    assert!(close(
+        e.offload,
+        16.0 * layers * ((slow_copy - fwd) + (slow_copy - 3.0 * fwd)),
+        1e-9
+    ));
+    // With sequence parallelism P_a is a no-op.
+    assert_eq!(
+        eval(&with(ZeroR::Pa, true)).step,
+        eval(&with(ZeroR::None, true)).step
+    );
+    assert_eq!(
+        first(&eval(&with(ZeroR::Pa, true))),
+        first(&eval(&with(ZeroR::None, true)))
+    );
+    // Checkpoints exist under full recomputation only.
+    let err = evaluate_with(
+        &m,
+        &hw,
+        &Config {
+            activation: ActivationModel::Selective,
+            ..with(ZeroR::Pa, false)
+        },
+        &a,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("full recomputation"), "{err}");
 }
 
 /// Practice shards whole heads: a tensor degree that does not divide the

@@ -167,13 +167,19 @@ proptest! {
         batch in proptest::option::of(1u64..1000), act in name(&["paper", "full", "selective", "none"]),
         (practice, v, sp, zero) in (any::<bool>(), proptest::option::of(1u32..4), proptest::option::of(any::<bool>()), proptest::option::of(name(&["0", "1", "2", "3", "3-step", "9"]))),
         (tokens, gb) in (proptest::option::of(1e9f64..1e13), proptest::option::of(1u64..4096)),
+        (recompute, schedule, zero_r) in (
+            proptest::option::of(name(&["none", "selective", "full"])),
+            proptest::option::of(name(&["1f1b", "gpipe", "pipedream"])),
+            proptest::option::of(name(&["none", "pa", "pa-cpu", "pa+cpu", "cpu"])),
+        ),
     ) {
         let r = EvaluateRequest {
             model: m, hardware: h, method, data, pipe, tensor, batch, micro_batch,
             micro_batches, offload, activations: act,
             practice: PracticeRequest {
                 assumptions: if practice { "practice".into() } else { "paper".into() },
-                virtual_stages: v, sequence_parallel: sp, zero, recompute: None,
+                virtual_stages: v, sequence_parallel: sp, zero, recompute,
+                pipeline_schedule: schedule, zero_r,
                 global_batch: gb, tokens, optimizer: None,
             },
         };

@@ -32,7 +32,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cost::{evaluate_with, AssumptionSet, Assumptions, Config, Method, Precision, Zero};
+use crate::cost::{
+    evaluate_with, AssumptionSet, Assumptions, Config, Method, PipelineSchedule, Precision, Zero,
+    ZeroR,
+};
 use crate::error::Error;
 use crate::hardware::{self, Hardware, Network};
 use crate::memory::ActivationModel;
@@ -207,6 +210,22 @@ fn zero_stage(name: &str) -> Result<Zero, ApiError> {
     Zero::parse(name).map_err(|e| naming(e, name))
 }
 
+fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
+    PipelineSchedule::parse(name).map_err(|_| {
+        ApiError(format!(
+            "unknown pipeline schedule '{name}': use 1f1b or gpipe"
+        ))
+    })
+}
+
+fn zero_r(name: &str) -> Result<ZeroR, ApiError> {
+    ZeroR::parse(name).map_err(|_| {
+        ApiError(format!(
+            "unknown ZeRO-R checkpoint placement '{name}': use none, pa or pa-cpu"
+        ))
+    })
+}
+
 /// Recomputation: `none`, `selective` or `full`.
 fn recompute(name: &str) -> Result<ActivationModel, ApiError> {
     match ActivationModel::parse(name) {
@@ -321,6 +340,18 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
             None if practice => Zero::One,
             None => Zero::None,
         },
+        pipeline_schedule: p
+            .pipeline_schedule
+            .as_deref()
+            .map(pipeline_schedule)
+            .transpose()?
+            .unwrap_or_default(),
+        zero_r: p
+            .zero_r
+            .as_deref()
+            .map(zero_r)
+            .transpose()?
+            .unwrap_or_default(),
     };
     if let Some(rc) = &p.recompute {
         cfg.activation = recompute(rc)?;
@@ -395,6 +426,12 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             sequence_parallel: p.sequence_parallel,
             zero: p.zero.as_deref().map(zero_stage).transpose()?,
             recompute: p.recompute.as_deref().map(recompute).transpose()?,
+            pipeline_schedule: p
+                .pipeline_schedule
+                .as_deref()
+                .map(pipeline_schedule)
+                .transpose()?,
+            zero_r: p.zero_r.as_deref().map(zero_r).transpose()?,
             global_batch: p.global_batch,
         };
         let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;

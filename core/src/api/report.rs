@@ -219,8 +219,10 @@ pub struct StageReport {
     pub reserve: f64,
     /// Micro-batches in flight.
     pub in_flight: f64,
-    /// All of it.
+    /// All of it (on the GPU).
     pub total: f64,
+    /// CPU memory: ZeRO-R P_a+cpu's checkpoints (not in `total`).
+    pub host: f64,
 }
 
 /// A step's time in parts, seconds (practice).
@@ -242,6 +244,8 @@ pub struct StepReport {
     pub data: f64,
     /// Optimizer step.
     pub optimizer: f64,
+    /// ZeRO-R P_a+cpu checkpoint copies left exposed.
+    pub offload: f64,
 }
 
 /// One transfer against its link.
@@ -328,6 +332,11 @@ pub struct EvaluationReport {
     /// Recomputation: `paper`, `full`, `selective`, `none` (the activation
     /// model).
     pub recompute: String,
+    /// Pipeline schedule: `1f1b` (interleaved with virtual stages) or
+    /// `gpipe`; the layered methods run the modular pipeline.
+    pub pipeline_schedule: String,
+    /// ZeRO-R checkpoints: `none`, `pa`, `pa-cpu`.
+    pub zero_r: String,
     /// One step, seconds.
     pub step_seconds: f64,
     /// Tokens per second.
@@ -406,6 +415,7 @@ impl EvaluationReport {
                         reserve: s.reserve.get(),
                         in_flight: s.in_flight,
                         total: s.total().get(),
+                        host: s.host.get(),
                     })
                     .collect(),
             },
@@ -428,6 +438,8 @@ impl EvaluationReport {
             sequence_parallel: c.sequence_parallel,
             zero: crate::cost::step::zero_of(c).name().to_string(),
             recompute: c.activation.name().to_string(),
+            pipeline_schedule: c.pipeline_schedule.name().to_string(),
+            zero_r: c.zero_r.name().to_string(),
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,
             tokens: e.tokens,
@@ -442,6 +454,7 @@ impl EvaluationReport {
                 bubble: p.bubble,
                 data: p.data,
                 optimizer: p.optimizer,
+                offload: p.offload,
             }),
         }
     }

@@ -80,7 +80,8 @@ impl Default for HardwareRequest {
 
 /// The practice knobs and the dimensions they add (the CLI's
 /// `--assumptions`, `--virtual-stages`, `--sequence-parallel`, `--zero`,
-/// `--recompute`, `--global-batch`, `--tokens`, `--optimizer`). Under
+/// `--recompute`, `--pipeline-schedule`, `--zero-r`, `--global-batch`,
+/// `--tokens`, `--optimizer`). Under
 /// `paper` only `assumptions` is read.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -102,6 +103,16 @@ pub struct PracticeRequest {
     /// Recomputation: `none`, `selective` or `full`; free in a search,
     /// `none` in an evaluation.
     pub recompute: Option<String>,
+    /// Pipeline schedule without layered accumulation: `1f1b` (default;
+    /// interleaved with virtual stages) or `gpipe`; in a search, `1f1b`
+    /// unless given (GPipe holds more and is never faster).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub pipeline_schedule: Option<String>,
+    /// ZeRO-R activation checkpoints under full recomputation: `none`,
+    /// `pa` (partitioned over the tensor ranks) or `pa-cpu` (and offloaded
+    /// to CPU memory); free in a search, `none` in an evaluation.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub zero_r: Option<String>,
     /// Global batch in sequences.
     pub global_batch: Option<u64>,
     /// Training tokens (default 20 per parameter).
@@ -119,6 +130,8 @@ impl Default for PracticeRequest {
             sequence_parallel: None,
             zero: None,
             recompute: None,
+            pipeline_schedule: None,
+            zero_r: None,
             global_batch: None,
             tokens: None,
             optimizer: None,

@@ -87,6 +87,99 @@ impl Method {
     }
 }
 
+/// How a pipeline without layered accumulation orders its micro-batches
+/// (the modular pipeline of the layered methods has its own order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PipelineSchedule {
+    /// One forward, one backward (PipeDream-Flush, PTD-P sec. 2.2.1): a
+    /// device holds at most p − stage micro-batches' activations;
+    /// interleaved when there are virtual stages.
+    #[default]
+    OneFOneB,
+    /// GPipe (Huang et al. 2019): every forward, then every backward. The
+    /// same bubble (p−1)/m, but all m micro-batches' activations are held.
+    GPipe,
+}
+
+impl PipelineSchedule {
+    /// Both schedules.
+    pub const ALL: [Self; 2] = [Self::OneFOneB, Self::GPipe];
+
+    /// Stable name: `1f1b`, `gpipe`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OneFOneB => "1f1b",
+            Self::GPipe => "gpipe",
+        }
+    }
+
+    /// Parses [`Self::name`], case-insensitive.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, Error> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(Error::Unknown {
+                what: "pipeline schedule",
+            })
+    }
+}
+
+/// ZeRO-R's activation checkpoints (seed 001 sec. 6.1): kept whole on every
+/// tensor-parallel rank, partitioned across them (P_a: each keeps 1/t and
+/// all-gathers a layer's before recomputing it), or partitioned and
+/// offloaded to CPU memory (P_a+cpu). Checkpoints exist under full
+/// recomputation only; sequence parallelism already splits them, so there
+/// P_a changes nothing and P_a+cpu only moves them to CPU memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ZeroR {
+    /// Every tensor rank keeps the whole checkpoint (unless sequence
+    /// parallelism splits it).
+    #[default]
+    None,
+    /// P_a: partitioned across the tensor ranks.
+    Pa,
+    /// P_a+cpu: partitioned and offloaded to CPU memory.
+    PaCpu,
+}
+
+impl ZeroR {
+    /// Every placement, from the fastest to the least GPU memory.
+    pub const ALL: [Self; 3] = [Self::None, Self::Pa, Self::PaCpu];
+
+    /// Stable name: `none`, `pa`, `pa-cpu` (also read as `pa+cpu`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Pa => "pa",
+            Self::PaCpu => "pa-cpu",
+        }
+    }
+
+    /// Parses [`Self::name`], case-insensitive; `pa+cpu` is `pa-cpu`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, Error> {
+        let n = name.trim();
+        if n.eq_ignore_ascii_case("pa+cpu") {
+            return Ok(Self::PaCpu);
+        }
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(n))
+            .ok_or(Error::Unknown {
+                what: "ZeRO-R checkpoint placement",
+            })
+    }
+}
+
 /// A training configuration: degrees n_b, n_l, n_a, micro-batch b_µ,
 /// micro-batch count n_µ, offload. The batch is b = n_b · n_µ · b_µ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +214,13 @@ pub struct Config {
     /// the paper's methods say it themselves: partitioned is ZeRO-3).
     #[cfg_attr(feature = "serde", serde(default))]
     pub zero: Zero,
+    /// The pipeline's order (practice; the layered methods use the modular
+    /// pipeline).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub pipeline_schedule: PipelineSchedule,
+    /// ZeRO-R activation checkpoints: partitioned, offloaded (practice).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub zero_r: ZeroR,
 }
 
 #[cfg(feature = "serde")]
@@ -142,6 +242,8 @@ impl Default for Config {
             virtual_stages: 1,
             sequence_parallel: false,
             zero: Zero::None,
+            pipeline_schedule: PipelineSchedule::OneFOneB,
+            zero_r: ZeroR::None,
         }
     }
 }
@@ -197,6 +299,28 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         1,
         (model.layers / cfg.pipe).max(1).into(),
     )?;
+    if cfg.pipeline_schedule == PipelineSchedule::GPipe {
+        if cfg.method.layered() {
+            return Err(Error::Incompatible {
+                what: "the layered methods run the modular pipeline, not GPipe",
+            });
+        }
+        if cfg.virtual_stages > 1 {
+            return Err(Error::Incompatible {
+                what: "GPipe has no virtual stages: interleaving is a 1F1B schedule",
+            });
+        }
+    }
+    if cfg.zero_r != ZeroR::None
+        && !matches!(
+            cfg.activation,
+            ActivationModel::Full | ActivationModel::Paper
+        )
+    {
+        return Err(Error::Incompatible {
+            what: "ZeRO-R's P_a places activation checkpoints: it needs full recomputation",
+        });
+    }
     if cfg.method.layered() && cfg.pipe > 1 && cfg.micro_batches < cfg.pipe {
         return Err(Error::TooFewMicroBatches {
             micro_batches: cfg.micro_batches,

@@ -246,6 +246,9 @@ pub struct StageMemory {
     pub logits: Bytes,
     /// Kept back for the CUDA context, NCCL and fragmentation.
     pub reserve: Bytes,
+    /// CPU memory this device uses: ZeRO-R P_a+cpu's checkpoints (not in
+    /// [`Self::total`], which is the GPU's).
+    pub host: Bytes,
     /// Micro-batches in flight ([`crate::cost::step::in_flight`]).
     pub in_flight: f64,
 }
@@ -326,6 +329,7 @@ impl Stages {
             working: activations,
             logits: Bytes(0.0),
             reserve: Bytes(0.0),
+            host: Bytes(0.0),
             in_flight: 1.0,
         };
         Self {
@@ -365,6 +369,12 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
     let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len);
     let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
     let in_flight = step::in_flight(cfg, stage);
+    let checkpoints = f64::from(layers) * in_flight * tokens;
+    let host = if cfg.zero_r == crate::cost::config::ZeroR::PaCpu && working > 0.0 {
+        step::checkpoint_per_token(model, cfg) * checkpoints
+    } else {
+        0.0
+    };
     let logits = match model.vocab {
         Some(v) if stage + 1 == cfg.pipe => 4.0 * tokens * f64::from(v) / t,
         _ => 0.0,
@@ -379,6 +389,7 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         working: Bytes((working + kept) * tokens),
         logits: Bytes(logits),
         reserve: a.reserve,
+        host: Bytes(host),
         in_flight,
     }
 }

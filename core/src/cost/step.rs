@@ -16,7 +16,7 @@
 //! Each time here is per micro-batch on one GPU of the heaviest stage.
 
 use crate::cost::assumptions::{kernel_fit, Assumptions, KernelModel, WorkCount, Zero};
-use crate::cost::config::Config;
+use crate::cost::config::{Config, PipelineSchedule, ZeroR};
 use crate::hardware::{Hardware, Link};
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
@@ -38,6 +38,9 @@ pub struct StepTime {
     pub data: f64,
     /// The optimizer step (memory-bound).
     pub optimizer: f64,
+    /// ZeRO-R P_a+cpu: checkpoint copies to and from CPU memory left
+    /// exposed.
+    pub offload: f64,
     /// The parallel-model's load imbalance: the heaviest stage's extra
     /// layers and the logit layer, relative to an even split (already in
     /// `compute` and `elementwise`; reported for the overheads).
@@ -55,6 +58,7 @@ impl StepTime {
             + self.bubble
             + self.data
             + self.optimizer
+            + self.offload
     }
 }
 
@@ -144,8 +148,11 @@ pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64,
 ///
 /// * none: everything, (replicated/t_sp + split/t + scores/t);
 /// * selective: the scores are recomputed, the rest kept;
-/// * full (and the paper's): the layer input only, 2·d_m/t_sp, plus one
-///   layer's full set while it is recomputed.
+/// * full (and the paper's): the layer input only, the checkpoint
+///   2·d_m/t_sp, plus one layer's full set while it is recomputed. ZeRO-R's
+///   P_a splits the checkpoint over the t ranks as sequence parallelism
+///   does; P_a+cpu keeps none on the GPU but two in the working set (the
+///   one restored and the next, prefetched) (seed 001 sec. 6.1).
 #[must_use]
 pub fn kept_per_token(model: &ModelShape, cfg: &Config, flash: bool) -> (f64, f64) {
     let t = f64::from(cfg.tensor);
@@ -156,9 +163,24 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, flash: bool) -> (f64, f6
         ActivationModel::None => (everything, 0.0),
         ActivationModel::Selective => (rep / t_sp + split / t, scores / t),
         ActivationModel::Full | ActivationModel::Paper => {
-            (2.0 * model.width() as f64 / t_sp, everything)
+            let ckpt = checkpoint_per_token(model, cfg);
+            if cfg.zero_r == ZeroR::PaCpu {
+                (0.0, everything + 2.0 * ckpt)
+            } else {
+                (ckpt, everything)
+            }
         }
     }
+}
+
+/// Bytes per token of one layer's activation checkpoint on one GPU under
+/// full recomputation: the layer input 2·d_m, split over the tensor ranks
+/// by sequence parallelism or ZeRO-R's P_a.
+#[must_use]
+pub fn checkpoint_per_token(model: &ModelShape, cfg: &Config) -> f64 {
+    let split = cfg.sequence_parallel || cfg.zero_r != ZeroR::None;
+    let t = if split { f64::from(cfg.tensor) } else { 1.0 };
+    2.0 * model.width() as f64 / t
 }
 
 /// Layers of each device when `layers` are cut into p·v chunks of near
@@ -181,7 +203,7 @@ pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, stage: u32) -> 
 /// batches, 2·(p − stage − 1) + (v − 1)·p + 1 (Megatron's warm-up), which on
 /// the first device is p·(1 + (p−1)/(p·v)) stage-sized micro-batches
 /// (Korthikanti sec. 4.2.3). Returned in stage-sized micro-batches, at most
-/// the batch's m. The modular pipeline holds all of its m.
+/// the batch's m. The modular pipeline and GPipe hold all of their m.
 #[must_use]
 pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
     let (p, v, m) = (
@@ -190,7 +212,7 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
         f64::from(cfg.micro_batches),
     );
     let i = f64::from(stage);
-    if cfg.method.layered() {
+    if cfg.method.layered() || cfg.pipeline_schedule == PipelineSchedule::GPipe {
         return m;
     }
     let chunk_mbs = if cfg.virtual_stages > 1 {
@@ -202,7 +224,7 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
 }
 
 /// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
-/// 1F1B and interleaved 1F1B (PTD-P sec. 2.2.2), (p−1)·p/(m·d_l) for the
+/// GPipe, 1F1B and interleaved 1F1B (PTD-P secs. 2.2.1–2.2.2), (p−1)·p/(m·d_l) for the
 /// modular pipeline (Lamy-Poirier sec. 4).
 #[must_use]
 pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
@@ -383,7 +405,19 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         _ => 4.0,
     };
     let nvlink = per_direction(hw, a, true);
-    let tensor_comm = heavy_layers * collectives * ring_seconds(2.0 * tokens * dm, t, 2.0, nvlink);
+    // ZeRO-R P_a without sequence parallelism: each layer's checkpoint is
+    // all-gathered over the tensor ranks before it is recomputed.
+    let recomputes = matches!(
+        cfg.activation,
+        ActivationModel::Paper | ActivationModel::Full
+    );
+    let gathers = if recomputes && cfg.zero_r != ZeroR::None && !cfg.sequence_parallel {
+        ring_seconds(2.0 * tokens * dm, t, 1.0, nvlink)
+    } else {
+        0.0
+    };
+    let tensor_comm =
+        heavy_layers * (collectives * ring_seconds(2.0 * tokens * dm, t, 2.0, nvlink) + gathers);
     let tensor_mb = if a.overlap_tensor {
         (tensor_comm - heavy_layers * layer_gemm).max(0.0)
     } else {
@@ -461,6 +495,19 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         }
     };
 
+    // ZeRO-R P_a+cpu: each layer's (partitioned) checkpoint goes to CPU
+    // memory in the forward and comes back before its recomputation, over
+    // the CPU link, overlapped with the layer's own forward and backward.
+    let offload = if recomputes && cfg.zero_r == ZeroR::PaCpu {
+        let copy = checkpoint_per_token(model, cfg) * tokens / hw.bandwidth(Link::CpuGpu).0;
+        let layer = (layer_gemm * passes.recip()).max(0.0);
+        let exposed_fwd = (copy - layer).max(0.0);
+        let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
+        m * heavy_layers * (exposed_fwd + exposed_bwd)
+    } else {
+        0.0
+    };
+
     // The optimizer step: memory-bound over the local shard.
     let (_, _, opt_shard) = zero.shards(d);
     let optimizer = params / opt_shard * a.precision.optimizer_traffic() / mem_bw;
@@ -473,6 +520,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         bubble: (slots - m) * mb,
         data,
         optimizer,
+        offload,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
     }
 }

@@ -20,6 +20,11 @@
 //!   ladder, not every integer), the batch then the largest multiple of
 //!   d·b at most the batch limit (the critical batch by default);
 //! * recomputation none / selective / full; sequence parallelism with t > 1;
+//! * with full recomputation, ZeRO-R's checkpoints kept, partitioned (P_a,
+//!   without sequence parallelism, which already splits them) or offloaded
+//!   to CPU memory (P_a+cpu);
+//! * the pipeline schedule: 1F1B (interleaved with v > 1); GPipe only when
+//!   fixed: it has 1F1B's bubble and holds all m micro-batches;
 //!   ZeRO 0 or 1 with a pipeline, 0–3 (and 3 gathered once per step)
 //!   without (DeepSpeed and Megatron-Core do not shard gradients under a
 //!   pipeline that accumulates them).
@@ -31,7 +36,9 @@
 //! fixed): ZeRO-1 over 0 (the same traffic, split), sequence parallelism
 //! over none (t > 1; less memory and element-wise work, the same traffic).
 //! ZeRO stages are ordered from fastest to least memory (1 → 3 gathered
-//! per step → 2 → 3) and the first that fits ends the list. Every
+//! per step → 2 → 3) and the first that fits ends the list; ZeRO-R's
+//! placements likewise (kept → P_a → P_a+cpu), each with its first fitting
+//! ZeRO stage, ending when one fits with the fastest stage. Every
 //! recomputation is tried: its extra GEMMs also hide overlapped
 //! collectives, so none is not always fastest. A test checks the result
 //! against brute force over every combination, and a bound on the GEMMs
@@ -42,7 +49,9 @@
 //! that meet it, then the fastest.
 
 use crate::cost::assumptions::{Assumptions, Zero};
-use crate::cost::{evaluate_with, memory::Stages, Config, Evaluation, Method};
+use crate::cost::{
+    evaluate_with, memory::Stages, Config, Evaluation, Method, PipelineSchedule, ZeroR,
+};
 use crate::error::Error;
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
@@ -71,6 +80,10 @@ pub struct Space {
     pub zero: Option<Zero>,
     /// Recomputation.
     pub recompute: Option<ActivationModel>,
+    /// The pipeline schedule (searched: 1F1B, which GPipe never beats).
+    pub pipeline_schedule: Option<PipelineSchedule>,
+    /// ZeRO-R activation checkpoints (full recomputation only).
+    pub zero_r: Option<ZeroR>,
     /// The global batch in sequences.
     pub global_batch: Option<u64>,
 }
@@ -294,39 +307,57 @@ pub fn practice(
                         }
                         for &sp in sps {
                             for &recompute in recomputes {
-                                'fit: for &zero in zeros {
-                                    let cfg = Config {
-                                        method,
-                                        data: u32::try_from(d).unwrap_or(u32::MAX),
-                                        pipe: u32::try_from(p).unwrap_or(u32::MAX),
-                                        tensor: u32::try_from(t).unwrap_or(u32::MAX),
-                                        micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
-                                        micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
-                                        offload: false,
-                                        activation: recompute,
-                                        virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
-                                        sequence_parallel: sp,
-                                        zero,
-                                    };
-                                    // Memory first: cheaper than the step.
-                                    let heavy = Stages::of(model, &cfg, a).heaviest();
-                                    if heavy.total().0 > gpu_memory {
-                                        continue;
+                                let full = recompute == ActivationModel::Full;
+                                let zero_rs: &[ZeroR] = match space.zero_r {
+                                    Some(ref z) => core::slice::from_ref(z),
+                                    None if !full => &[ZeroR::None],
+                                    None if sp || t == 1 => &[ZeroR::None, ZeroR::PaCpu],
+                                    None => &ZeroR::ALL,
+                                };
+                                'place: for &zero_r in zero_rs {
+                                    'fit: for (zi, &zero) in zeros.iter().enumerate() {
+                                        let cfg = Config {
+                                            method,
+                                            data: u32::try_from(d).unwrap_or(u32::MAX),
+                                            pipe: u32::try_from(p).unwrap_or(u32::MAX),
+                                            tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                                            micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
+                                            micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
+                                            offload: false,
+                                            activation: recompute,
+                                            virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
+                                            sequence_parallel: sp,
+                                            zero,
+                                            pipeline_schedule: space
+                                                .pipeline_schedule
+                                                .unwrap_or_default(),
+                                            zero_r,
+                                        };
+                                        // Memory first: cheaper than the step.
+                                        let heavy = Stages::of(model, &cfg, a).heaviest();
+                                        if heavy.total().0 > gpu_memory {
+                                            continue;
+                                        }
+                                        let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
+                                            continue;
+                                        };
+                                        evaluated += 1;
+                                        if !e.fits {
+                                            continue;
+                                        }
+                                        if e.efficiency >= c.min_efficiency
+                                            && best.as_ref().is_none_or(|bst| better(&e, bst, c))
+                                        {
+                                            best = Some(e);
+                                        }
+                                        if zi == 0 {
+                                            // Neither a later stage nor a later
+                                            // placement is faster.
+                                            break 'place;
+                                        }
+                                        // What follows is no faster.
+                                        break 'fit;
                                     }
-                                    let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
-                                        continue;
-                                    };
-                                    evaluated += 1;
-                                    if !e.fits {
-                                        continue;
-                                    }
-                                    if e.efficiency >= c.min_efficiency
-                                        && best.as_ref().is_none_or(|bst| better(&e, bst, c))
-                                    {
-                                        best = Some(e);
-                                    }
-                                    // What follows is no faster.
-                                    break 'fit;
                                 }
                             }
                         }

@@ -2,7 +2,7 @@
 //! dominance shortcuts), and its constraints.
 
 use plan3d_core::cost::assumptions::{Assumptions, Zero};
-use plan3d_core::cost::evaluate_with;
+use plan3d_core::cost::{evaluate_with, PipelineSchedule, ZeroR};
 use plan3d_core::search::{practice, Constraints, Parallelism, Space};
 use plan3d_core::{
     hardware, model, ActivationModel, Config, Evaluation, Hardware, ModelShape, Network,
@@ -43,7 +43,11 @@ fn brute(
                         ActivationModel::Full,
                     ] {
                         for sp in [false, true] {
-                            for zero in Zero::ALL {
+                            for (zero, zero_r, schedule) in Zero::ALL.into_iter().flat_map(|z| {
+                                ZeroR::ALL.into_iter().flat_map(move |r| {
+                                    PipelineSchedule::ALL.into_iter().map(move |s| (z, r, s))
+                                })
+                            }) {
                                 if p > 1 && zero.stage() > 1 {
                                     continue;
                                 }
@@ -57,6 +61,8 @@ fn brute(
                                     virtual_stages: v as u32,
                                     sequence_parallel: sp,
                                     zero,
+                                    zero_r,
+                                    pipeline_schedule: schedule,
                                     ..Config::default()
                                 };
                                 let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
@@ -255,4 +261,84 @@ fn practice_constraints_hold() {
             f.best.evaluation.time.days()
         );
     }
+}
+
+/// Where memory binds, the search reaches for ZeRO-R: GPT-3 175B on 96
+/// A100-40GB without sequence parallelism fits only with its checkpoints
+/// in CPU memory (P_a+cpu), and that plan beats every plan with the
+/// checkpoints kept; a fixed GPipe schedule holds every micro-batch and is
+/// never faster than 1F1B.
+#[test]
+fn practice_search_offloads_checkpoints_when_memory_binds() {
+    let m = model::GPT_3;
+    let hw = Hardware {
+        gpu: hardware::A100_40GB,
+        node_size: Some(8),
+        ..Hardware::default()
+    };
+    let a = Assumptions::PRACTICE;
+    let c = Constraints {
+        exact_gpus: Some(96),
+        ..Constraints::default()
+    };
+    let no_sp = Space {
+        sequence_parallel: Some(false),
+        ..Space::default()
+    };
+    let best = practice(&m, &hw, Parallelism::ThreeD, &c, &no_sp, &a)
+        .unwrap()
+        .best
+        .evaluation;
+    assert_eq!(best.config.zero_r, ZeroR::PaCpu);
+    assert!(best.fits && best.stages.iter().any(|s| s.host.0 > 0.0));
+    let kept = practice(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &c,
+        &Space {
+            zero_r: Some(ZeroR::None),
+            ..no_sp
+        },
+        &a,
+    );
+    assert!(kept.map_or(true, |k| k.best.evaluation.time.0 >= best.time.0));
+
+    let h100 = Hardware {
+        gpu: hardware::H100_SXM,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let c = Constraints {
+        exact_gpus: Some(256),
+        ..Constraints::default()
+    };
+    let one = practice(
+        &model::LLAMA_3_1_70B,
+        &h100,
+        Parallelism::ThreeD,
+        &c,
+        &Space::default(),
+        &a,
+    )
+    .unwrap()
+    .best
+    .evaluation;
+    let gpipe = practice(
+        &model::LLAMA_3_1_70B,
+        &h100,
+        Parallelism::ThreeD,
+        &c,
+        &Space {
+            pipeline_schedule: Some(PipelineSchedule::GPipe),
+            ..Space::default()
+        },
+        &a,
+    )
+    .unwrap()
+    .best
+    .evaluation;
+    assert_eq!(gpipe.config.pipeline_schedule, PipelineSchedule::GPipe);
+    assert!(gpipe.time.0 >= one.time.0);
 }
