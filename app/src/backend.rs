@@ -13,7 +13,7 @@
 //! [`DrawingBackend::estimate_text_size`] with `measureText` on the
 //! canvas's own 2D context instead, and passes everything else through.
 
-use plotters::prelude::DrawingBackend;
+use plotters::prelude::{DrawingBackend, SVGBackend};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
@@ -67,42 +67,49 @@ pub fn fit(canvas: &HtmlCanvasElement, css_height: f64) -> bool {
 
 /// A plotters backend whose text is measured with a canvas's `measureText`:
 /// a [`CanvasBackend`] drawing in logical pixels ([`Measured::canvas`]), or
-/// any other backend, such as the SVG exports' ([`Measured::new`]).
-pub struct Measured<B> {
-    inner: B,
+/// the SVG exports' backend ([`Measured::svg`]). One type for both, so the
+/// charts are compiled once, not once per backend (that copy cost ~3 KB of
+/// gzipped wasm).
+pub struct Measured<'a> {
+    inner: Inner<'a>,
     context: CanvasRenderingContext2d,
     size: (u32, u32),
 }
 
-/// The canvas backend the charts draw with.
-pub type Canvas2d = Measured<CanvasBackend>;
+enum Inner<'a> {
+    Canvas(CanvasBackend),
+    Svg(SVGBackend<'a>),
+}
 
-impl Measured<CanvasBackend> {
+/// The canvas backend the charts draw with.
+pub type Canvas2d = Measured<'static>;
+
+impl Measured<'static> {
     /// The backend for `canvas`, if it has a 2D context.
     pub fn canvas(canvas: HtmlCanvasElement) -> Option<Self> {
         let context = context_of(&canvas)?;
         scale_context(&context);
         let (w, h) = logical_size(&canvas);
         Some(Self {
-            inner: CanvasBackend::with_canvas_object(canvas)?,
+            inner: Inner::Canvas(CanvasBackend::with_canvas_object(canvas)?),
             context,
             size: (w as u32, h as u32),
         })
     }
 }
 
-impl<B: DrawingBackend> Measured<B> {
-    /// `inner`, with text measured on a detached canvas (never in the page).
-    pub fn new(inner: B) -> Option<Self> {
+impl<'a> Measured<'a> {
+    /// An SVG drawing of `size` into `out`, with text measured on a
+    /// detached canvas (never in the page).
+    pub fn svg(out: &'a mut String, size: (u32, u32)) -> Option<Self> {
         let canvas = web_sys::window()?
             .document()?
             .create_element("canvas")
             .ok()?
             .dyn_into::<HtmlCanvasElement>()
             .ok()?;
-        let size = inner.get_size();
         Some(Self {
-            inner,
+            inner: Inner::Svg(SVGBackend::with_string(out, size)),
             context: context_of(&canvas)?,
             size,
         })
@@ -118,25 +125,56 @@ fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
         .ok()
 }
 
-type Result<T, E> = std::result::Result<T, DrawingErrorKind<E>>;
+/// A drawing failed in the canvas or the SVG backend.
+#[derive(Debug)]
+pub struct DrawError;
 
-impl<B: DrawingBackend> DrawingBackend for Measured<B> {
-    type ErrorType = B::ErrorType;
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("drawing failed")
+    }
+}
+
+impl std::error::Error for DrawError {}
+
+type Result<T> = std::result::Result<T, DrawingErrorKind<DrawError>>;
+
+fn conv<T, E: std::error::Error + Send + Sync>(
+    r: std::result::Result<T, DrawingErrorKind<E>>,
+) -> Result<T> {
+    r.map_err(|e| match e {
+        DrawingErrorKind::DrawingError(_) => DrawingErrorKind::DrawingError(DrawError),
+        DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
+    })
+}
+
+/// Calls the same method on whichever backend is inside.
+macro_rules! each {
+    ($self:ident, $b:ident => $call:expr) => {
+        match &mut $self.inner {
+            Inner::Canvas($b) => conv($call),
+            Inner::Svg($b) => conv($call),
+        }
+    };
+}
+
+impl DrawingBackend for Measured<'_> {
+    type ErrorType = DrawError;
 
     fn get_size(&self) -> (u32, u32) {
         self.size
     }
 
-    fn ensure_prepared(&mut self) -> Result<(), B::ErrorType> {
-        self.inner.ensure_prepared()
+    fn ensure_prepared(&mut self) -> Result<()> {
+        each!(self, b => b.ensure_prepared())
     }
 
-    fn present(&mut self) -> Result<(), B::ErrorType> {
-        self.inner.present()
+    fn present(&mut self) -> Result<()> {
+        each!(self, b => b.present())
     }
 
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), B::ErrorType> {
-        self.inner.draw_pixel(point, color)
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<()> {
+        each!(self, b => b.draw_pixel(point, color))
     }
 
     fn draw_line<S: BackendStyle>(
@@ -144,8 +182,8 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         from: BackendCoord,
         to: BackendCoord,
         style: &S,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.draw_line(from, to, style)
+    ) -> Result<()> {
+        each!(self, b => b.draw_line(from, to, style))
     }
 
     fn draw_rect<S: BackendStyle>(
@@ -154,16 +192,16 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         bottom_right: BackendCoord,
         style: &S,
         fill: bool,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.draw_rect(upper_left, bottom_right, style, fill)
+    ) -> Result<()> {
+        each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         path: I,
         style: &S,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.draw_path(path, style)
+    ) -> Result<()> {
+        each!(self, b => b.draw_path(path, style))
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -172,16 +210,16 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         radius: u32,
         style: &S,
         fill: bool,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.draw_circle(center, radius, style, fill)
+    ) -> Result<()> {
+        each!(self, b => b.draw_circle(center, radius, style, fill))
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         vert: I,
         style: &S,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.fill_polygon(vert, style)
+    ) -> Result<()> {
+        each!(self, b => b.fill_polygon(vert, style))
     }
 
     fn draw_text<S: BackendTextStyle>(
@@ -189,15 +227,11 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         text: &str,
         style: &S,
         pos: BackendCoord,
-    ) -> Result<(), B::ErrorType> {
-        self.inner.draw_text(text, style, pos)
+    ) -> Result<()> {
+        each!(self, b => b.draw_text(text, style, pos))
     }
 
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &S,
-    ) -> Result<(u32, u32), B::ErrorType> {
+    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32)> {
         // The font string CanvasBackend::draw_text sets.
         self.context.set_font(&format!(
             "{} {}px {}",
@@ -213,12 +247,7 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         Ok((m.width().ceil() as u32, height.ceil() as u32))
     }
 
-    fn blit_bitmap(
-        &mut self,
-        pos: BackendCoord,
-        size: (u32, u32),
-        src: &[u8],
-    ) -> Result<(), B::ErrorType> {
-        self.inner.blit_bitmap(pos, size, src)
+    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<()> {
+        each!(self, b => b.blit_bitmap(pos, size, src))
     }
 }

@@ -42,8 +42,11 @@ pub struct Outputs {
     pub hardware: Hardware,
     /// The constraints.
     pub constraints: Constraints,
-    /// The rules' plan of each method of [`METHODS`].
+    /// The rules' plan of each method of [`METHODS`] (under practice, the
+    /// practice search's best for it).
     pub plans: Vec<(Method, Result<Plan, Error>)>,
+    /// Configurations the practice searches evaluated (0 under paper).
+    pub evaluated: u64,
 }
 
 impl Outputs {
@@ -108,12 +111,12 @@ fn practice_plan(
     hw: &Hardware,
     c: &Constraints,
     method: Method,
-) -> Result<Plan, Error> {
+) -> Result<SearchResult, Error> {
     let space = search::Space {
         method: Some(method),
         ..practice_space(inputs)
     };
-    search::practice(model, hw, inputs.parallelism, c, &space, &inputs.knobs()).map(|r| r.best)
+    search::practice(model, hw, inputs.parallelism, c, &space, &inputs.knobs())
 }
 
 /// Why a practice plan takes its time and memory, in words: the step's
@@ -207,11 +210,15 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
     let hardware = inputs.hardware();
     hardware.validate()?;
     let c = constraints(inputs);
+    let mut evaluated = 0;
     let plans = METHODS
         .iter()
         .map(|&m| {
             let plan = if inputs.practice() {
-                practice_plan(inputs, &model, &hardware, &c, m)
+                practice_plan(inputs, &model, &hardware, &c, m).map(|r| {
+                    evaluated += r.evaluated;
+                    r.best
+                })
             } else {
                 search::rules(&model, &hardware, m, inputs.parallelism, &c)
             };
@@ -223,7 +230,45 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
         hardware,
         constraints: c,
         plans,
+        evaluated,
     })
+}
+
+/// The practice optimum from the plans the page has already searched: the
+/// best of the methods' rows, which is what [`optimum`] searches again
+/// ([`search::practice_methods`] over [`METHODS`] with the same space), at
+/// no cost. `None` under paper, whose optimum is a search of its own.
+///
+/// # Errors
+///
+/// When no method has a plan: the last method's error, as
+/// [`search::practice_methods`].
+#[must_use]
+pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchResult, Error>> {
+    if !inputs.practice() {
+        return None;
+    }
+    let c = &out.constraints;
+    let mut best: Option<&Plan> = None;
+    let mut err = Error::NoPlan {
+        reason: search::NO_PLAN_CONSTRAINTS,
+    };
+    for (_, p) in &out.plans {
+        match p {
+            Ok(p) => {
+                if best.is_none_or(|b| search::practice::better(&p.evaluation, &b.evaluation, c)) {
+                    best = Some(p);
+                }
+            }
+            Err(e) => err = *e,
+        }
+    }
+    Some(best.map_or(Err(err), |b| {
+        Ok(SearchResult {
+            best: *b,
+            evaluated: out.evaluated,
+        })
+    }))
 }
 
 /// Corrections the plans make to the inputs, in words: a batch limit

@@ -234,3 +234,36 @@ fn custom_shapes_carry_ffn_kv_heads_vocab_and_gating() {
     c.set_field("gated", "0").unwrap();
     assert!(!c.model.shape().unwrap().gated_mlp);
 }
+
+/// Under practice the page takes the optimum from the methods' rows it has
+/// already searched: the same answer as searching again, at no cost.
+#[test]
+fn the_practice_optimum_comes_from_the_rows() {
+    for q in [
+        "",
+        "model=llama-3.1-405b&gpu=h100-sxm&cluster=16384",
+        "model=gpt-3&gpu=a100-40gb&gpus=96",
+        "model=x24&net=ethernet",
+        "model=llama-3.1-8b&gpu=h100-sxm&gpus=8&batch=512",
+        "model=x160&gpus=3",
+    ] {
+        let (i, _) = Inputs::from_query(q);
+        assert!(i.practice(), "{q}");
+        let out = planner::outputs(&i).unwrap();
+        let derived = planner::practice_optimum(&i, &out).unwrap();
+        let searched = planner::optimum(&i);
+        assert_eq!(
+            derived.as_ref().map(|r| r.best),
+            searched.as_ref().map(|r| r.best),
+            "{q}"
+        );
+        assert_eq!(
+            derived.map(|r| r.evaluated).ok(),
+            searched.map(|r| r.evaluated).ok(),
+            "{q}"
+        );
+    }
+    let (paper, _) = Inputs::from_query("assume=paper");
+    let out = planner::outputs(&paper).unwrap();
+    assert!(planner::practice_optimum(&paper, &out).is_none());
+}

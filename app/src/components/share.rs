@@ -103,8 +103,7 @@ pub fn Share(
             "scaling" => {
                 let s = scaling.get_untracked();
                 let Ok(rows) = (*s.0).as_ref() else { return };
-                let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 360));
-                if let Some(b) = Measured::new(b) {
+                if let Some(b) = Measured::svg(&mut svg, (720, 360)) {
                     let _ = charts::scaling(&b.into_drawing_area(), rows, false);
                 }
             }
@@ -120,8 +119,7 @@ pub fn Share(
                             .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
                     })
                     .collect();
-                let b = plotters::prelude::SVGBackend::with_string(&mut svg, (720, 300));
-                if let Some(b) = Measured::new(b) {
+                if let Some(b) = Measured::svg(&mut svg, (720, 300)) {
                     let _ = charts::memory(
                         &b.into_drawing_area(),
                         &bars,

@@ -191,11 +191,11 @@ pub fn practice(
     let batch_limit = c
         .batch
         .unwrap_or_else(|| (model.critical_batch() as u64).max(1));
-    let gpu_memory = hw.gpu.memory.0;
-    let mut best: Option<Evaluation> = None;
-    let mut evaluated = 0u64;
     let method = space.method.unwrap_or(Method::Baseline);
 
+    // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
+    // micro-batches and the smallest bubble of its v, per token.
+    let mut cands: alloc::vec::Vec<Candidate> = alloc::vec::Vec::new();
     let tensors = divisors(kv)
         .filter(|t| heads % t == 0 && *t <= node)
         .filter(|&t| {
@@ -215,46 +215,19 @@ pub fn practice(
             if c.max_gpus.is_some_and(|g| per_replica > g) {
                 continue;
             }
-            let stage_layers = u64::from(layers).div_ceil(p);
-            let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
-                Some(v) => alloc::vec![u64::from(v)],
-                None if p == 1 || method.layered() => alloc::vec![1],
-                None => divisors(stage_layers).collect(),
-            };
-            // ZeRO-1 dominates 0 (the same traffic, split; less memory and
-            // optimizer work), and without a pipeline the stages go from
-            // fastest to least memory: 1, 3 gathered once per step (the same
-            // traffic, less memory), 2, 3. The first that fits is the
-            // fastest of them.
-            let zeros: &[Zero] = match space.zero {
-                Some(ref z) => core::slice::from_ref(z),
-                // The method sets the sharding (its ZeRO-3, or none).
-                // Layered accumulation restores a partitioned state once per
-                // layer and step (sec. 3): ZeRO-3's memory, not per step.
-                None if method.layered() && method.partitioned() => &[Zero::Three],
-                None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
-                None if method.layered() => &[Zero::None],
-                None if p > 1 => &[Zero::One],
-                None => &[Zero::One, Zero::ThreePerStep, Zero::Two, Zero::Three],
-            };
-            // Sequence parallelism dominates without it (the same traffic,
-            // less memory and element-wise work).
-            let sps: &[bool] = match space.sequence_parallel {
-                Some(true) => &[true],
-                Some(false) => &[false],
-                None => &[t > 1],
-            };
-            // Every recomputation: more GEMMs also hide more of the
-            // overlapped collectives, so none is not always the fastest.
-            let recomputes: &[ActivationModel] = match space.recompute {
-                Some(ref r) => core::slice::from_ref(r),
-                None => &RECOMPUTE,
+            let v_max = match space.virtual_stages {
+                Some(v) => u64::from(v),
+                None if p == 1 || method.layered() => 1,
+                None => u64::from(layers).div_ceil(p),
             };
             for &b in MICRO_BATCHES
                 .iter()
                 .filter(|&&b| space.micro_batch.is_none_or(|f| f == b))
             {
                 let b = u64::from(b);
+                let mb_floor = crate::cost::step::micro_batch_floor(
+                    model, hw, a, t as u32, p as u32, b as u32,
+                );
                 for d in data_degrees(c, space, per_replica, b, batch_limit) {
                     if !par.data() && d > 1 {
                         continue;
@@ -270,101 +243,56 @@ pub fn practice(
                         Some(_) => continue,
                         None => batch_limit / (d * b),
                     };
-                    if m == 0 {
-                        continue;
-                    }
-                    // Prune: no v, recomputation or ZeRO stage beats the
-                    // GEMMs of m micro-batches and the smallest bubble.
-                    if let (Some(bst), None) = (&best, c.target_days) {
-                        let v_max = vs.iter().copied().max().unwrap_or(1) as f64;
-                        let (pf, mf) = (p as f64, m as f64);
-                        let bubble = if method.layered() {
-                            (pf - 1.0) * pf / (mf * f64::from(layers))
-                        } else {
-                            (pf - 1.0) / (v_max * mf)
-                        };
-                        let floor_step = mf
-                            * (1.0 + bubble)
-                            * crate::cost::step::micro_batch_floor(
-                                model, hw, a, t as u32, p as u32, b as u32,
-                            );
-                        let steps = bst.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
-                        if floor_step * steps >= bst.time.0 {
-                            continue;
-                        }
-                    }
                     // At least as many micro-batches as stages: the modular
                     // pipeline needs it (sec. 4), and a 1F1B pipeline with
                     // fewer idles most of its GPUs (the paper's exhaustive
                     // search keeps n_µ ≥ n_l too; without it the "fastest"
                     // plan runs millions of GPUs at 1 % MFU).
-                    if m < p {
+                    if m == 0 || m < p {
                         continue;
                     }
-                    for &v in &vs {
-                        if v > 1 && m % p != 0 {
-                            continue;
-                        }
-                        for &sp in sps {
-                            for &recompute in recomputes {
-                                let full = recompute == ActivationModel::Full;
-                                let zero_rs: &[ZeroR] = match space.zero_r {
-                                    Some(ref z) => core::slice::from_ref(z),
-                                    None if !full => &[ZeroR::None],
-                                    None if sp || t == 1 => &[ZeroR::None, ZeroR::PaCpu],
-                                    None => &ZeroR::ALL,
-                                };
-                                'place: for &zero_r in zero_rs {
-                                    'fit: for (zi, &zero) in zeros.iter().enumerate() {
-                                        let cfg = Config {
-                                            method,
-                                            data: u32::try_from(d).unwrap_or(u32::MAX),
-                                            pipe: u32::try_from(p).unwrap_or(u32::MAX),
-                                            tensor: u32::try_from(t).unwrap_or(u32::MAX),
-                                            micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
-                                            micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
-                                            offload: false,
-                                            activation: recompute,
-                                            virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
-                                            sequence_parallel: sp,
-                                            zero,
-                                            pipeline_schedule: space
-                                                .pipeline_schedule
-                                                .unwrap_or_default(),
-                                            zero_r,
-                                        };
-                                        // Memory first: cheaper than the step.
-                                        let heavy = Stages::of(model, &cfg, a).heaviest();
-                                        if heavy.total().0 > gpu_memory {
-                                            continue;
-                                        }
-                                        let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
-                                            continue;
-                                        };
-                                        evaluated += 1;
-                                        if !e.fits {
-                                            continue;
-                                        }
-                                        if e.efficiency >= c.min_efficiency
-                                            && best.as_ref().is_none_or(|bst| better(&e, bst, c))
-                                        {
-                                            best = Some(e);
-                                        }
-                                        if zi == 0 {
-                                            // Neither a later stage nor a later
-                                            // placement is faster.
-                                            break 'place;
-                                        }
-                                        // What follows is no faster.
-                                        break 'fit;
-                                    }
-                                }
-                            }
-                        }
+                    if memory_floor(model, space, a, method, t, p, b, d) > hw.gpu.memory.0 {
+                        continue;
                     }
+                    let floor = |v: u64| {
+                        let (pf, mf) = (p as f64, m as f64);
+                        let bubble = if method.layered() {
+                            (pf - 1.0) * pf / (mf * f64::from(layers))
+                        } else {
+                            (pf - 1.0) / (v as f64 * mf)
+                        };
+                        mf * (1.0 + bubble) * mb_floor
+                            / ((d * b * m) as f64 * f64::from(model.seq_len))
+                    };
+                    cands.push(Candidate {
+                        t,
+                        p,
+                        b,
+                        d,
+                        m,
+                        floor: floor(v_max),
+                        mb_floor,
+                    });
                 }
             }
         }
+    }
+    // Phase 2, best first: in the order of the floors, so that a good plan
+    // is found early and the rest end the search at once (without a
+    // target time: there the objective is the GPU count, and every
+    // candidate is tried).
+    if c.target_days.is_none() {
+        cands.sort_by(|x, y| x.floor.total_cmp(&y.floor));
+    }
+    let mut best: Option<Evaluation> = None;
+    let mut evaluated = 0u64;
+    for k in &cands {
+        if let (Some(bst), None) = (&best, c.target_days) {
+            if k.floor * bst.tokens >= bst.time.0 {
+                break;
+            }
+        }
+        evaluate_candidate(model, hw, c, space, a, method, k, &mut best, &mut evaluated);
     }
     let best = best.ok_or(Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
@@ -383,6 +311,196 @@ pub fn practice(
         },
         evaluated,
     })
+}
+
+/// One (t, p, b, d, m) of the search and its floor: the GEMMs of its m
+/// micro-batches and the smallest bubble its v allows, in seconds per
+/// training token.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    t: u64,
+    p: u64,
+    b: u64,
+    d: u64,
+    m: u64,
+    floor: f64,
+    /// [`crate::cost::step::micro_batch_floor`] for (t, p, b).
+    mb_floor: f64,
+}
+
+/// The ZeRO stages tried for a candidate, from the fastest to the least
+/// memory. ZeRO-1 dominates 0 (the same traffic, split; less memory and
+/// optimizer work), and without a pipeline the stages go 1, 3 gathered
+/// once per step (the same traffic, less memory), 2, 3: the first that
+/// fits is the fastest of them.
+fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
+    match space.zero {
+        Some(ref z) => core::slice::from_ref(z),
+        // The method sets the sharding (its ZeRO-3, or none). Layered
+        // accumulation restores a partitioned state once per layer and step
+        // (sec. 3): ZeRO-3's memory, not per step.
+        None if method.layered() && method.partitioned() => &[Zero::Three],
+        None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
+        None if method.layered() => &[Zero::None],
+        None if p > 1 => &[Zero::One],
+        None => &[Zero::One, Zero::ThreePerStep, Zero::Two, Zero::Three],
+    }
+}
+
+/// A floor on the heaviest device's memory for (t, p, b, d), whatever the
+/// rest: the training state of ⌈d_l/p⌉ layers (the heaviest device holds
+/// at least that many) under the most sharded ZeRO stage tried, one
+/// layer's activations as split as sequence parallelism allows (every
+/// recomputation keeps at least that while a layer runs), and the reserve.
+#[allow(clippy::too_many_arguments)]
+fn memory_floor(
+    model: &ModelShape,
+    space: &Space,
+    a: &Assumptions,
+    method: Method,
+    t: u64,
+    p: u64,
+    b: u64,
+    d: u64,
+) -> f64 {
+    let zero = zeros_for(space, method, p)
+        .last()
+        .copied()
+        .unwrap_or(Zero::None);
+    let zero = if method.partitioned() && zero.stage() < 3 {
+        Zero::Three
+    } else {
+        zero
+    };
+    let (sw, sg, so) = zero.shards(d as f64);
+    let (bw, bg, bo) = a.precision.bytes();
+    let tf = t as f64;
+    let params = u64::from(model.layers).div_ceil(p) as f64 * model.layer_params() / tf;
+    let sp = space.sequence_parallel.unwrap_or(true) && t > 1;
+    let t_sp = if sp { tf } else { 1.0 };
+    let (rep, split, scores) =
+        crate::cost::step::activation_bytes_per_token(model, a.flash_attention);
+    let tokens = (b * u64::from(model.seq_len)) as f64;
+    params * (bw / sw + bg / sg + bo / so)
+        + (rep / t_sp + (split + scores) / tf) * tokens
+        + a.reserve.0
+}
+
+/// Every v, sequence parallelism, recomputation, ZeRO-R placement and
+/// ZeRO stage of one candidate, with the dominance of the module's
+/// documentation; keeps the best in `best`.
+#[allow(clippy::too_many_arguments)]
+fn evaluate_candidate(
+    model: &ModelShape,
+    hw: &Hardware,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+    method: Method,
+    k: &Candidate,
+    best: &mut Option<Evaluation>,
+    evaluated: &mut u64,
+) {
+    let Candidate { t, p, b, d, m, .. } = *k;
+    let layers = model.layers;
+    let gpu_memory = hw.gpu.memory.0;
+    let stage_layers = u64::from(layers).div_ceil(p);
+    let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
+        Some(v) => alloc::vec![u64::from(v)],
+        None if p == 1 || method.layered() => alloc::vec![1],
+        None => divisors(stage_layers).collect(),
+    };
+    let zeros = zeros_for(space, method, p);
+    // Sequence parallelism dominates without it (the same traffic, less
+    // memory and element-wise work).
+    let sps: &[bool] = match space.sequence_parallel {
+        Some(true) => &[true],
+        Some(false) => &[false],
+        None => &[t > 1],
+    };
+    // Every recomputation: more GEMMs also hide more of the overlapped
+    // collectives, so none is not always the fastest.
+    let recomputes: &[ActivationModel] = match space.recompute {
+        Some(ref r) => core::slice::from_ref(r),
+        None => &RECOMPUTE,
+    };
+    // The floor of this v (and of full recomputation, a third more GEMMs).
+    let beaten = |bst: &Option<Evaluation>, v: u64, full: bool| {
+        c.target_days.is_none()
+            && bst.as_ref().is_some_and(|e| {
+                let (pf, mf) = (p as f64, m as f64);
+                let bubble = if method.layered() {
+                    (pf - 1.0) * pf / (mf * f64::from(layers))
+                } else {
+                    (pf - 1.0) / (v as f64 * mf)
+                };
+                let steps = e.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
+                let recompute = if full { 4.0 / 3.0 } else { 1.0 };
+                steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
+            })
+    };
+    for &v in &vs {
+        if (v > 1 && m % p != 0) || beaten(best, v, false) {
+            continue;
+        }
+        for &sp in sps {
+            for &recompute in recomputes {
+                let full = recompute == ActivationModel::Full;
+                if full && beaten(best, v, true) {
+                    continue;
+                }
+                let zero_rs: &[ZeroR] = match space.zero_r {
+                    Some(ref z) => core::slice::from_ref(z),
+                    None if !full => &[ZeroR::None],
+                    None if sp || t == 1 => &[ZeroR::None, ZeroR::PaCpu],
+                    None => &ZeroR::ALL,
+                };
+                'place: for &zero_r in zero_rs {
+                    'fit: for (zi, &zero) in zeros.iter().enumerate() {
+                        let cfg = Config {
+                            method,
+                            data: u32::try_from(d).unwrap_or(u32::MAX),
+                            pipe: u32::try_from(p).unwrap_or(u32::MAX),
+                            tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                            micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
+                            micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
+                            offload: false,
+                            activation: recompute,
+                            virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
+                            sequence_parallel: sp,
+                            zero,
+                            pipeline_schedule: space.pipeline_schedule.unwrap_or_default(),
+                            zero_r,
+                        };
+                        // Memory first: cheaper than the step.
+                        let heavy = Stages::of(model, &cfg, a).heaviest();
+                        if heavy.total().0 > gpu_memory {
+                            continue;
+                        }
+                        let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
+                            continue;
+                        };
+                        *evaluated += 1;
+                        if !e.fits {
+                            continue;
+                        }
+                        if e.efficiency >= c.min_efficiency
+                            && best.as_ref().is_none_or(|bst| better(&e, bst, c))
+                        {
+                            *best = Some(e);
+                        }
+                        if zi == 0 {
+                            // Neither a later stage nor a later placement
+                            // is faster.
+                            break 'place;
+                        }
+                        // What follows is no faster.
+                        break 'fit;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The practice optimum over several methods (`Space::method` ignored):

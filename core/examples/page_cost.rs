@@ -1,0 +1,60 @@
+//! How long the page's per-input work takes natively: `planner::outputs`
+//! and `planner::optimum` for the default inputs and along the size slider.
+use plan3d_core::planner;
+use plan3d_core::state::Inputs;
+use std::time::Instant;
+
+fn main() {
+    let base = Inputs::default();
+    println!("default: {:?}", base.to_query());
+    let mut worst = 0.0f64;
+    let mut total = 0.0;
+    let mut n = 0;
+    for k in 0..40 {
+        let mut i = base;
+        i.slide_size(10f64.powf(10.0 + f64::from(k) * 0.1));
+        let t0 = Instant::now();
+        let o = planner::outputs(&i);
+        let t1 = Instant::now();
+        let _ = planner::optimum(&i);
+        let t2 = Instant::now();
+        let a = (t1 - t0).as_secs_f64() * 1e3;
+        let b = (t2 - t1).as_secs_f64() * 1e3;
+        worst = worst.max(a + b);
+        total += a + b;
+        n += 1;
+        if k % 5 == 0 {
+            println!(
+                "size {k}: outputs {a:.2} ms, optimum {b:.2} ms, ok {}",
+                o.is_ok()
+            );
+        }
+    }
+    println!("mean {:.2} ms, worst {worst:.2} ms", total / f64::from(n));
+    let mut base = base;
+    base.slide_size(10f64.powf(10.0));
+    println!("{:?}", base.to_query());
+    let m = base.model.shape().unwrap();
+    let hw = base.hardware();
+    for method in planner::METHODS {
+        let space = plan3d_core::search::Space {
+            method: Some(method),
+            ..Default::default()
+        };
+        let t0 = Instant::now();
+        let r = plan3d_core::search::practice(
+            &m,
+            &hw,
+            base.parallelism,
+            &Default::default(),
+            &space,
+            &base.knobs(),
+        );
+        println!(
+            "{method:?}: {:.2} ms, evaluated {:?}, {:?}",
+            t0.elapsed().as_secs_f64() * 1e3,
+            r.as_ref().map(|r| r.evaluated),
+            r.map(|r| r.best.evaluation.config)
+        );
+    }
+}
