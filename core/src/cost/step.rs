@@ -308,8 +308,9 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
 
 /// A floor on the heaviest device's time per micro-batch for tensor
 /// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
-/// whatever the rest: the GEMMs of d_l/p layers without recomputation. The
-/// search prunes with it.
+/// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
+/// layers without recomputation, the activations as split as sequence
+/// parallelism makes them. The search prunes with it.
 #[must_use]
 pub fn micro_batch_floor(
     model: &ModelShape,
@@ -319,17 +320,23 @@ pub fn micro_batch_floor(
     pipe: u32,
     micro_batch: u32,
 ) -> f64 {
-    let gemm_eff = match a.kernel {
-        KernelModel::Flat => hw.kernel_efficiency,
-        KernelModel::Measured => kernel_fit(&hw.gpu).gemm_efficiency,
-        KernelModel::Given(fit) => fit.gemm_efficiency,
+    let (gemm_eff, traffic) = match a.kernel {
+        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
+        KernelModel::Measured => {
+            let fit = kernel_fit(&hw.gpu);
+            (fit.gemm_efficiency, fit.elementwise_traffic)
+        }
+        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
     };
+    let t = f64::from(tensor);
     let tokens = f64::from(micro_batch) * f64::from(model.seq_len);
+    let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
+    let elementwise =
+        traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
     f64::from(model.layers) / f64::from(pipe)
-        * 3.0
-        * layer_forward_flops_per_token(model, a.work)
-        * tokens
-        / (f64::from(tensor) * hw.gpu.peak.0 * gemm_eff)
+        * (3.0 * layer_forward_flops_per_token(model, a.work) * tokens
+            / (t * hw.gpu.peak.0 * gemm_eff)
+            + elementwise)
 }
 
 /// The step time of a configuration under `a` ([`super::evaluate_with`]

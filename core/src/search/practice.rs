@@ -228,6 +228,7 @@ pub fn practice(
                 let mb_floor = crate::cost::step::micro_batch_floor(
                     model, hw, a, t as u32, p as u32, b as u32,
                 );
+                let activations = activation_floor(model, space, a, t, b);
                 for d in data_degrees(c, space, per_replica, b, batch_limit) {
                     if !par.data() && d > 1 {
                         continue;
@@ -251,7 +252,8 @@ pub fn practice(
                     if m == 0 || m < p {
                         continue;
                     }
-                    if memory_floor(model, space, a, method, t, p, b, d) > hw.gpu.memory.0 {
+                    if state_floor(model, space, a, method, t, p, d) + activations > hw.gpu.memory.0
+                    {
                         continue;
                     }
                     let floor = |v: u64| {
@@ -281,18 +283,34 @@ pub fn practice(
     // is found early and the rest end the search at once (without a
     // target time: there the objective is the GPU count, and every
     // candidate is tried).
-    if c.target_days.is_none() {
-        cands.sort_by(|x, y| x.floor.total_cmp(&y.floor));
-    }
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0u64;
-    for k in &cands {
-        if let (Some(bst), None) = (&best, c.target_days) {
-            if k.floor * bst.tokens >= bst.time.0 {
+    if c.target_days.is_none() {
+        // A heap: built in linear time, and only what is tried is ordered.
+        let mut heap = alloc::collections::BinaryHeap::from(cands);
+        while let Some(k) = heap.pop() {
+            if best
+                .as_ref()
+                .is_some_and(|b| k.floor * b.tokens >= b.time.0)
+            {
                 break;
             }
+            evaluate_candidate(
+                model,
+                hw,
+                c,
+                space,
+                a,
+                method,
+                &k,
+                &mut best,
+                &mut evaluated,
+            );
         }
-        evaluate_candidate(model, hw, c, space, a, method, k, &mut best, &mut evaluated);
+    } else {
+        for k in &cands {
+            evaluate_candidate(model, hw, c, space, a, method, k, &mut best, &mut evaluated);
+        }
     }
     let best = best.ok_or(Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
@@ -315,7 +333,7 @@ pub fn practice(
 
 /// One (t, p, b, d, m) of the search and its floor: the GEMMs of its m
 /// micro-batches and the smallest bubble its v allows, in seconds per
-/// training token.
+/// training token. Ordered so that a max-heap pops the lowest floor first.
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     t: u64,
@@ -347,20 +365,17 @@ fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
     }
 }
 
-/// A floor on the heaviest device's memory for (t, p, b, d), whatever the
+/// A floor on the heaviest device's memory for (t, p, d), whatever the
 /// rest: the training state of ⌈d_l/p⌉ layers (the heaviest device holds
-/// at least that many) under the most sharded ZeRO stage tried, one
-/// layer's activations as split as sequence parallelism allows (every
-/// recomputation keeps at least that while a layer runs), and the reserve.
-#[allow(clippy::too_many_arguments)]
-fn memory_floor(
+/// at least that many) under the most sharded ZeRO stage tried, and the
+/// reserve. [`activation_floor`] adds what one layer needs while it runs.
+fn state_floor(
     model: &ModelShape,
     space: &Space,
     a: &Assumptions,
     method: Method,
     t: u64,
     p: u64,
-    b: u64,
     d: u64,
 ) -> f64 {
     let zero = zeros_for(space, method, p)
@@ -374,16 +389,44 @@ fn memory_floor(
     };
     let (sw, sg, so) = zero.shards(d as f64);
     let (bw, bg, bo) = a.precision.bytes();
+    let params = u64::from(model.layers).div_ceil(p) as f64 * model.layer_params() / t as f64;
+    params * (bw / sw + bg / sg + bo / so) + a.reserve.0
+}
+
+/// One layer's activations for micro-batch `b` at tensor degree `t`, as
+/// split as sequence parallelism allows: every recomputation keeps at
+/// least that while a layer runs ([`crate::cost::step::kept_per_token`]).
+fn activation_floor(model: &ModelShape, space: &Space, a: &Assumptions, t: u64, b: u64) -> f64 {
     let tf = t as f64;
-    let params = u64::from(model.layers).div_ceil(p) as f64 * model.layer_params() / tf;
     let sp = space.sequence_parallel.unwrap_or(true) && t > 1;
     let t_sp = if sp { tf } else { 1.0 };
     let (rep, split, scores) =
         crate::cost::step::activation_bytes_per_token(model, a.flash_attention);
-    let tokens = (b * u64::from(model.seq_len)) as f64;
-    params * (bw / sw + bg / sg + bo / so)
-        + (rep / t_sp + (split + scores) / tf) * tokens
-        + a.reserve.0
+    (rep / t_sp + (split + scores) / tf) * (b * u64::from(model.seq_len)) as f64
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Candidate {
+    /// Reversed floor, then the order of generation (t, p, b, d), so that
+    /// ties pop in a fixed order.
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        other.floor.total_cmp(&self.floor).then_with(|| {
+            (other.t, other.p, other.b, other.d).cmp(&(self.t, self.p, self.b, self.d))
+        })
+    }
 }
 
 /// Every v, sequence parallelism, recomputation, ZeRO-R placement and
