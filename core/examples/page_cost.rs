@@ -31,6 +31,24 @@ fn main() {
         }
     }
     println!("mean {:.2} ms, worst {worst:.2} ms", total / f64::from(n));
+    // The shown plan's schedule, simulated on every change of plan.
+    let mut sched = Vec::new();
+    for k in 0..40 {
+        let mut i = base;
+        i.slide_size(10f64.powf(10.0 + f64::from(k) * 0.1));
+        let Ok(o) = planner::outputs(&i) else { continue };
+        let opt = planner::practice_optimum(&i, &o);
+        let Some(shown) = planner::shown(&o, i.method, opt.as_ref()) else { continue };
+        let t0 = Instant::now();
+        let _ = planner::plan_schedule(&o.model, &o.hardware, &shown.plan);
+        sched.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    sched.sort_by(f64::total_cmp);
+    println!(
+        "schedule of the shown plan: median {:.2} ms, worst {:.2} ms",
+        sched.get(sched.len() / 2).copied().unwrap_or(0.0),
+        sched.last().copied().unwrap_or(0.0)
+    );
     let mut base = base;
     base.slide_size(10f64.powf(12.1));
     println!("{:?}", base.to_query());
