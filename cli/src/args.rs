@@ -120,6 +120,10 @@ pub(crate) struct ConstraintArgs {
     /// Activation model: paper, full, selective or none.
     #[arg(long, default_value = "paper")]
     pub(crate) activations: String,
+    /// (Practice) the cheapest plan, fewest GPU-hours, instead of the
+    /// fastest; with --target-days, the cheapest that meets it
+    #[arg(long)]
+    pub(crate) cheapest: bool,
 }
 
 impl ConstraintArgs {
@@ -133,6 +137,7 @@ impl ConstraintArgs {
             batch: self.batch,
             min_efficiency: self.min_efficiency,
             activations: self.activations.clone(),
+            cheapest: self.cheapest,
         }
     }
 }

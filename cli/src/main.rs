@@ -10,6 +10,7 @@ mod hardware;
 mod model;
 mod output;
 mod plan;
+mod run;
 mod schedule;
 mod sweep;
 mod zero;
@@ -25,6 +26,7 @@ use crate::hardware::hardware_cmd;
 use crate::model::model_cmd;
 use crate::output::table;
 use crate::plan::{plan_cmd, PlanArgs};
+use crate::run::{run_cmd, RunArgs};
 use crate::schedule::{schedule_cmd, schedule_json, schedule_text, ScheduleArgs};
 use crate::sweep::{csv, sweep_cmd, sweep_table, SweepArgs};
 use crate::zero::zero_cmd;
@@ -78,6 +80,9 @@ enum Command {
     },
     /// The fastest plan for a method and parallelism setting, and why.
     Plan(PlanArgs),
+    /// A plan's whole run: wall-clock days (batch ramp, checkpoints,
+    /// interruptions), goodput, GPU-hours, cost, energy. Practice by default.
+    Run(Box<RunArgs>),
     /// The rules' plan over a log-spaced range of X[x] model sizes (sec. 7).
     Sweep(SweepArgs),
     /// A training schedule's timeline: events, bubble, memory over time.
@@ -164,6 +169,7 @@ fn run(cli: &Cli) -> Result<String, String> {
             serde_json::to_value(rows).map_err(|e| e.to_string())?
         }
         Command::Plan(args) => plan_cmd(args)?,
+        Command::Run(args) => run_cmd(args)?,
         Command::Sweep(args) => {
             let rows = sweep_cmd(args)?;
             if args.csv {

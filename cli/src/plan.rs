@@ -43,7 +43,12 @@ pub(crate) struct PlanArgs {
 }
 
 pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
-    to_json(api::plan(&PlanRequest {
+    to_json(api::plan(&request(a)))
+}
+
+/// The request these flags make.
+pub(crate) fn request(a: &PlanArgs) -> PlanRequest {
+    PlanRequest {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         constraints: a.constraints.request(),
@@ -54,5 +59,5 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
         data: a.data,
         pipe: a.pipe,
         micro_batch: a.micro_batch,
-    }))
+    }
 }

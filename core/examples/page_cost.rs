@@ -36,9 +36,13 @@ fn main() {
     for k in 0..40 {
         let mut i = base;
         i.slide_size(10f64.powf(10.0 + f64::from(k) * 0.1));
-        let Ok(o) = planner::outputs(&i) else { continue };
+        let Ok(o) = planner::outputs(&i) else {
+            continue;
+        };
         let opt = planner::practice_optimum(&i, &o);
-        let Some(shown) = planner::shown(&o, i.method, opt.as_ref()) else { continue };
+        let Some(shown) = planner::shown(&o, i.method, opt.as_ref()) else {
+            continue;
+        };
         let t0 = Instant::now();
         let _ = planner::plan_schedule(&o.model, &o.hardware, &shown.plan);
         sched.push(t0.elapsed().as_secs_f64() * 1e3);

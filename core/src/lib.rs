@@ -67,6 +67,8 @@ pub mod model;
 #[cfg(feature = "alloc")]
 pub mod planner;
 #[cfg(feature = "alloc")]
+pub mod run;
+#[cfg(feature = "alloc")]
 pub mod schedule;
 #[cfg(feature = "alloc")]
 pub mod search;

@@ -8,6 +8,8 @@ mod page;
 mod practice;
 mod props;
 #[cfg(feature = "alloc")]
+mod run;
+#[cfg(feature = "alloc")]
 mod schedule;
 #[cfg(feature = "serde")]
 mod schema;

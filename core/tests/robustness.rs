@@ -139,7 +139,7 @@ fn constraints() -> impl Strategy<Value = Constraints> {
         proptest::option::of(0u64..10_000),
         proptest::option::of(num()),
         num(),
-        0usize..4,
+        0usize..8,
     )
         .prop_map(
             |(max_gpus, exact_gpus, tensor, batch, target_days, min_eff, a)| Constraints {
@@ -149,7 +149,8 @@ fn constraints() -> impl Strategy<Value = Constraints> {
                 batch,
                 target_days,
                 min_efficiency: min_eff,
-                activation: ActivationModel::ALL[a],
+                activation: ActivationModel::ALL[a % 4],
+                cheapest: a >= 4,
             },
         )
 }
@@ -212,6 +213,44 @@ proptest! {
     fn robust_evaluate(m in prop_oneof![shape(), small_shape()], h in hw(), c in cfg()) {
         if let Ok(e) = evaluate(&m, &h, &c) {
             finite_evaluation(&e)?;
+        }
+    }
+
+    /// The whole run: any settings, any configuration; every number of a
+    /// run that exists is finite.
+    #[test]
+    fn robust_run(
+        m in prop_oneof![shape(), small_shape()], h in hw(), c in cfg(),
+        (rate, bw, restart, pue, price) in (num(), num(), num(), num(), num()),
+        (tokens, ramp_at, ramp_batch, asynch) in (num(), num(), num(), any::<bool>()),
+    ) {
+        let s = plan3d_core::run::RunSettings {
+            ramp: if ramp_at > 0.0 {
+                vec![
+                    plan3d_core::run::RampStep { start_tokens: 0.0, batch_tokens: ramp_batch },
+                    plan3d_core::run::RampStep { start_tokens: ramp_at, batch_tokens: ramp_batch * 2.0 },
+                ]
+            } else {
+                Vec::new()
+            },
+            price_per_gpu_hour: Some(price),
+            interruptions_per_gpu_hour: rate,
+            checkpoint_bytes_per_s: bw,
+            async_checkpoint: asynch,
+            restart_seconds: restart,
+            pue,
+            ..plan3d_core::run::RunSettings::default()
+        };
+        let a = plan3d_core::cost::Assumptions {
+            tokens: Some(tokens),
+            ..plan3d_core::cost::Assumptions::PRACTICE
+        };
+        if let Ok(r) = plan3d_core::run::run(&m, &h, &c, &a, &s) {
+            for x in [r.wall_seconds, r.ideal_seconds, r.goodput, r.cost, r.energy_mwh,
+                      r.gpu_hours, r.checkpoint_seconds, r.expected_interruptions, r.lost.total()] {
+                prop_assert!(x.is_finite() && x >= 0.0, "{r:?}");
+            }
+            prop_assert!(r.goodput <= 1.0);
         }
     }
 

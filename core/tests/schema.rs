@@ -127,6 +127,7 @@ fn constraints() -> impl Strategy<Value = ConstraintsRequest> {
                 tensor,
                 target_days,
                 batch,
+                cheapest: min_eff > 0.5,
                 min_efficiency: min_eff,
                 activations: act,
             },
@@ -332,7 +333,7 @@ mod core_types {
             round_trip(&m);
             let a = ActivationModel::ALL[act];
             round_trip(&Config { method: Method::ALL[method], data, pipe, tensor, micro_batch: mb, micro_batches: nmu, offload, activation: a, ..Config::default() });
-            round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a });
+            round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a, cheapest: offload });
             let mut gpu = hardware::GPUS[g];
             if let Some(gib) = mem {
                 gpu.memory = Bytes::from_gib(gib);

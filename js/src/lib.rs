@@ -106,6 +106,16 @@ pub fn plan(request: JsValue) -> Result<JsValue, JsError> {
     answer(api::plan(&from_js::<request::PlanRequest>(request)?))
 }
 
+/// `plan3d run`: a plan and its whole run (days, goodput, cost, energy).
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn run(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::run(&from_js::<request::RunRequest>(request)?))
+}
+
 /// `plan3d sweep`: an array of rows.
 ///
 /// # Errors

@@ -59,6 +59,7 @@ mod evaluate;
 mod golden;
 mod model;
 mod plan;
+mod run;
 mod schedule;
 mod schema;
 mod sweep;

@@ -159,6 +159,7 @@ fn the_readmes_field_tables_match_the_schema() {
         ("### `plan3d hardware", vec!["HardwareReport"]),
         ("### `plan3d evaluate", vec!["EvaluationReport"]),
         ("### `plan3d plan", vec!["PlanReport", "EvaluationReport"]),
+        ("### `plan3d run", vec!["RunReport", "PlanReport"]),
         ("### `plan3d sweep", vec!["SweepRowReport"]),
         ("### `plan3d schedule", vec!["ScheduleReport"]),
         ("### `plan3d zero", vec!["ZeroReport"]),

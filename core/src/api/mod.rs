@@ -47,11 +47,11 @@ use crate::{estimate as estimate_mod, planner, zero as zero_mod};
 
 use report::{
     EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RulesReport,
-    ScheduleReport, SweepRowReport, ZeroReport,
+    RunReport, ScheduleReport, SweepRowReport, ZeroReport,
 };
 use request::{
     ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
-    PracticeRequest, ScheduleRequest, SweepRequest,
+    PracticeRequest, RunRequest, ScheduleRequest, SweepRequest,
 };
 
 /// Why a request has no answer, in words (the CLI prints it after
@@ -291,6 +291,7 @@ pub fn constraints_of(r: &ConstraintsRequest) -> Result<Constraints, ApiError> {
         target_days: r.target_days,
         min_efficiency: r.min_efficiency,
         activation: activation(&r.activations)?,
+        cheapest: r.cheapest,
     })
 }
 
@@ -402,6 +403,9 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
     let par = parallelism(&r.parallelism)?;
     let a = assumptions_of(&r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
+    if c.cheapest && !practice {
+        return Err("the cheapest plan is a practice search: add --assumptions practice".into());
+    }
     // The setting's default method, for the CLI and JSON requests alike.
     let method_name = match r.method.trim() {
         "" if practice => "any",
@@ -476,6 +480,84 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             "unknown search '{other}': use rules or exhaustive"
         ))),
     }
+}
+
+/// The configuration a report describes, exactly: every field of
+/// [`Config`] is in [`EvaluationReport`] by name.
+fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
+    Ok(Config {
+        method: method(&e.method)?,
+        data: e.data,
+        pipe: e.pipe,
+        tensor: e.tensor,
+        micro_batch: e.micro_batch,
+        micro_batches: e.micro_batches,
+        offload: e.offload,
+        activation: activation(&e.recompute)?,
+        virtual_stages: e.virtual_stages,
+        sequence_parallel: e.sequence_parallel,
+        zero: zero_stage(&e.zero)?,
+        pipeline_schedule: pipeline_schedule(&e.pipeline_schedule)?,
+        zero_r: zero_r(&e.zero_r)?,
+    })
+}
+
+/// `plan3d run`: the plan (as [`plan`]) and its whole run
+/// ([`crate::run::run`]): days with a batch ramp, goodput under
+/// interruptions and checkpoints, GPU-hours, cost and energy.
+///
+/// # Errors
+///
+/// As [`plan`]; a batch in tokens that is not whole sequences, a bad
+/// ramp, a setting out of range, or a run that never finishes.
+pub fn run(r: &RunRequest) -> Result<RunReport, ApiError> {
+    let mut req = r.plan.clone();
+    let m = shape(&req.model)?;
+    let seq = f64::from(m.seq_len);
+    let ramp = match &r.batch_ramp {
+        Some(text) => crate::run::parse_ramp(text).map_err(ApiError)?,
+        None => Vec::new(),
+    };
+    let sequences = |tokens: f64, what: &str| -> Result<u64, ApiError> {
+        let n = tokens / seq;
+        if !((1.0..=1e12).contains(&n) && n.fract() == 0.0) {
+            return Err(ApiError(format!(
+                "{what} of {tokens} tokens is not a whole number of {} -token sequences",
+                m.seq_len
+            )));
+        }
+        Ok(n as u64)
+    };
+    if let Some(bt) = r.batch_tokens {
+        if req.practice.global_batch.is_some() {
+            return Err("give a global batch in sequences or in tokens, not both".into());
+        }
+        req.practice.global_batch = Some(sequences(bt, "a global batch")?);
+    }
+    if let (Some(last), None) = (ramp.last(), req.practice.global_batch) {
+        // The plan is searched at the batch most tokens are trained with.
+        req.practice.global_batch = Some(sequences(last.batch_tokens, "the ramp's last batch")?);
+    }
+    let plan_report = plan(&req)?;
+    let cfg = config_of(&plan_report.evaluation)?;
+    let hw = hardware_of(&req.hardware)?;
+    let a = assumptions_of(&req.practice)?;
+    let d = crate::run::RunSettings::default();
+    let settings = crate::run::RunSettings {
+        ramp,
+        price_per_gpu_hour: r.price_per_gpu_hour,
+        interruptions_per_gpu_hour: r
+            .interruptions_per_gpu_hour
+            .unwrap_or(d.interruptions_per_gpu_hour),
+        checkpoint_bytes_per_s: r.checkpoint_bandwidth.unwrap_or(d.checkpoint_bytes_per_s),
+        async_checkpoint: r.async_checkpoint,
+        restart_seconds: r.restart_minutes.map_or(d.restart_seconds, |m| m * 60.0),
+        pue: r.pue.unwrap_or(d.pue),
+        node_watts: r.node_watts,
+        grid_kg_per_kwh: r.grid_kg_per_kwh,
+    };
+    let run = crate::run::run(&m, &hw, &cfg, &a, &settings)?;
+    Ok(RunReport::new(plan_report, &run))
 }
 
 /// The scaling a sweep's `scaling` names: `x`, `aspect:R` or `depth:L`.

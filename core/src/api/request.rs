@@ -215,6 +215,10 @@ pub struct ConstraintsRequest {
     pub min_efficiency: f64,
     /// Activation memory: `paper`, `full`, `selective`, `none`.
     pub activations: String,
+    /// (Practice) the cheapest plan (fewest GPU-hours) instead of the
+    /// fastest; with `target_days`, the cheapest that meets it.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "core::ops::Not::not"))]
+    pub cheapest: bool,
 }
 
 impl Default for ConstraintsRequest {
@@ -227,6 +231,7 @@ impl Default for ConstraintsRequest {
             batch: None,
             min_efficiency: 0.0,
             activations: "paper".into(),
+            cheapest: false,
         }
     }
 }
@@ -389,6 +394,66 @@ impl Default for ScheduleRequest {
             tensor: 1,
             micro_batch: 1,
             hardware: HardwareRequest::default(),
+        }
+    }
+}
+
+/// `plan3d run`: a plan and its whole run (cost, energy, failures).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunRequest {
+    /// The plan (`plan`'s fields; `assumptions` defaults to `practice`
+    /// here, and `tokens` is the run's token budget).
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub plan: PlanRequest,
+    /// The global batch in tokens (instead of `global_batch` in
+    /// sequences): a multiple of the sequence length.
+    pub batch_tokens: Option<f64>,
+    /// A batch ramp, `TOKENS:BATCH,...` (batches in tokens; suffixes k, M,
+    /// G/B, T and Ki … Ti): `0:4Mi,252M:8Mi,2.87T:16Mi`. The plan is
+    /// searched at the last batch.
+    pub batch_ramp: Option<String>,
+    /// US dollars per GPU-hour (default per GPU: `run::default_price`).
+    pub price_per_gpu_hour: Option<f64>,
+    /// Interruptions per GPU-hour (default Llama 3's, 2.19e-5).
+    pub interruptions_per_gpu_hour: Option<f64>,
+    /// Checkpoint write bandwidth per node, bytes/s (default 1e9).
+    pub checkpoint_bandwidth: Option<f64>,
+    /// Asynchronous checkpoints: the run waits for a snapshot to host
+    /// memory only.
+    pub async_checkpoint: bool,
+    /// Minutes from an interruption to training again (default 10).
+    pub restart_minutes: Option<f64>,
+    /// Power usage effectiveness (default 1.2).
+    pub pue: Option<f64>,
+    /// Watts per node besides its GPUs (default 575 per GPU of the node).
+    pub node_watts: Option<f64>,
+    /// kg CO₂ per kWh of the grid; gives `co2_tonnes`.
+    pub grid_kg_per_kwh: Option<f64>,
+}
+
+impl Default for RunRequest {
+    fn default() -> Self {
+        Self {
+            plan: PlanRequest {
+                practice: PracticeRequest {
+                    assumptions: "practice".into(),
+                    ..PracticeRequest::default()
+                },
+                ..PlanRequest::default()
+            },
+            batch_tokens: None,
+            batch_ramp: None,
+            price_per_gpu_hour: None,
+            interruptions_per_gpu_hour: None,
+            checkpoint_bandwidth: None,
+            async_checkpoint: false,
+            restart_minutes: None,
+            pue: None,
+            node_watts: None,
+            grid_kg_per_kwh: None,
         }
     }
 }

@@ -6,11 +6,12 @@
 use serde_json::{json, Value};
 
 use super::report::{
-    EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, ScheduleReport,
-    SweepRowReport, ZeroReport,
+    EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RunReport,
+    ScheduleReport, SweepRowReport, ZeroReport,
 };
 use super::request::{
-    EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, ScheduleRequest, SweepRequest,
+    EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, RunRequest, ScheduleRequest,
+    SweepRequest,
 };
 use crate::export::{PlansExport, SweepExport};
 use crate::state::Inputs;
@@ -24,6 +25,7 @@ pub fn json_schema() -> Value {
     g.subschema_for::<HardwareReport>();
     g.subschema_for::<EvaluationReport>();
     g.subschema_for::<PlanReport>();
+    g.subschema_for::<RunReport>();
     g.subschema_for::<SweepRowReport>();
     g.subschema_for::<ScheduleReport>();
     g.subschema_for::<ZeroReport>();
@@ -32,6 +34,7 @@ pub fn json_schema() -> Value {
     g.subschema_for::<HardwareRequest>();
     g.subschema_for::<EvaluateRequest>();
     g.subschema_for::<PlanRequest>();
+    g.subschema_for::<RunRequest>();
     g.subschema_for::<SweepRequest>();
     g.subschema_for::<ScheduleRequest>();
     g.subschema_for::<PlansExport>();

@@ -100,6 +100,12 @@ pub struct Constraints {
     pub min_efficiency: f64,
     /// How activations are kept.
     pub activation: ActivationModel,
+    /// (Practice search) the cheapest plan, fewest GPU-hours, instead of
+    /// the fastest; with a target time, the cheapest that meets it instead
+    /// of the one with the fewest GPUs (they differ: efficiency falls as
+    /// the cluster grows).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub cheapest: bool,
 }
 
 impl Default for Constraints {
@@ -112,6 +118,7 @@ impl Default for Constraints {
             target_days: None,
             min_efficiency: 0.0,
             activation: ActivationModel::Paper,
+            cheapest: false,
         }
     }
 }

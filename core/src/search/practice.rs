@@ -150,18 +150,25 @@ fn data_degrees(
     out
 }
 
-/// Is `a` a better plan than `b` under the constraints: faster, or with a
-/// target time, meeting it with fewer GPUs?
+/// Is `a` a better plan than `b` under the constraints: faster; with a
+/// target time, meeting it with fewer GPUs; cheaper (fewer GPU-hours)
+/// when `cheapest` is set, within the target time if there is one.
 #[must_use]
 pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
+    let gpu_seconds = |e: &Evaluation| e.gpus as f64 * e.time.0;
     if let Some(days) = c.target_days {
         let (ma, mb) = (a.time.days() <= days, b.time.days() <= days);
         if ma != mb {
             return ma;
         }
+        if ma && c.cheapest {
+            return gpu_seconds(a) < gpu_seconds(b);
+        }
         if ma && a.gpus != b.gpus {
             return a.gpus < b.gpus;
         }
+    } else if c.cheapest {
+        return gpu_seconds(a) < gpu_seconds(b);
     }
     a.time.0 < b.time.0
 }
@@ -285,7 +292,7 @@ pub fn practice(
     // candidate is tried).
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0u64;
-    if c.target_days.is_none() {
+    if c.target_days.is_none() && !c.cheapest {
         // A heap: built in linear time, and only what is tried is ordered.
         let mut heap = alloc::collections::BinaryHeap::from(cands);
         while let Some(k) = heap.pop() {
@@ -470,6 +477,7 @@ fn evaluate_candidate(
     // The floor of this v (and of full recomputation, a third more GEMMs).
     let beaten = |bst: &Option<Evaluation>, v: u64, full: bool| {
         c.target_days.is_none()
+            && !c.cheapest
             && bst.as_ref().is_some_and(|e| {
                 let (pf, mf) = (p as f64, m as f64);
                 let bubble = if method.layered() {

@@ -1,0 +1,114 @@
+//! `plan3d run`: the plan's fields and the whole run's, consistent with
+//! each other; the cheapest plan; bad inputs.
+
+use super::{assert_errors, f, json_words};
+
+const LLAMA70B: &str = "run --model llama-3.1-70b --gpu h100-sxm --node-size 8 \
+     --network infiniband-400 --gpus 1024 --tokens 1.5e12 --global-batch 1024";
+
+#[test]
+fn run_reports_days_goodput_cost_and_energy() {
+    let v = json_words(LLAMA70B);
+    // Practice by default, with the plan's fields.
+    assert_eq!(v["assumptions"], "practice");
+    assert_eq!(f(&v, "gpus"), 1024.0);
+    assert_eq!(f(&v, "batch"), 1024.0);
+    // One phase at the plan's batch: its days are the plan's.
+    assert_eq!(v["phases"].as_array().unwrap().len(), 1);
+    assert!((f(&v, "ideal_days") - f(&v, "days")).abs() < 1e-9 * f(&v, "days"));
+    let lost: f64 = ["checkpoints", "recompute", "restarts"]
+        .iter()
+        .map(|k| f(&v, &format!("lost_hours.{k}")))
+        .sum();
+    assert!((f(&v, "ideal_days") * 24.0 + lost - f(&v, "wall_days") * 24.0).abs() < 1e-6);
+    assert!((f(&v, "goodput") - f(&v, "ideal_days") / f(&v, "wall_days")).abs() < 1e-12);
+    assert!((f(&v, "gpu_hours") - 1024.0 * 24.0 * f(&v, "wall_days")).abs() < 1e-6);
+    // H100's default price, $2.50 per GPU-hour.
+    assert_eq!(f(&v, "price_per_gpu_hour"), 2.5);
+    assert!((f(&v, "cost") - 2.5 * f(&v, "gpu_hours")).abs() < 1e-6);
+    assert!(f(&v, "energy_mwh") > 0.0 && v.get("co2_tonnes").is_none());
+    // A price, a grid and asynchronous checkpoints.
+    let w = json_words(&format!(
+        "{LLAMA70B} --price-per-gpu-hour 2 --grid-kg-per-kwh 0.4 --async-checkpoint"
+    ));
+    assert!((f(&w, "cost") - 2.0 * f(&w, "gpu_hours")).abs() < 1e-6);
+    assert!((f(&w, "co2_tonnes") - 0.4 * f(&w, "energy_mwh")).abs() < 1e-9);
+    assert!(f(&w, "checkpoint_seconds") < f(&v, "checkpoint_seconds"));
+    assert!(f(&w, "goodput") >= f(&v, "goodput"));
+}
+
+#[test]
+fn a_batch_ramp_runs_in_phases() {
+    let v = json_words(
+        "run --model llama-3.1-70b --method baseline --gpu h100-sxm --node-size 8 --gpus 1024 \
+         --tokens 1.5e12 --batch-ramp 0:2Mi,100B:8Mi",
+    );
+    let phases = v["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2);
+    // The plan is searched at the last batch: 8 Mi tokens = 1024 sequences.
+    assert_eq!(f(&v, "batch"), 1024.0);
+    assert_eq!(f(&phases[0], "tokens"), 100e9);
+    assert_eq!(f(&phases[1], "batch_tokens"), 8.0 * 1024.0 * 1024.0);
+    let days: f64 = phases.iter().map(|p| f(p, "days")).sum();
+    assert!((days - f(&v, "ideal_days")).abs() < 1e-9 * days);
+    // A smaller batch per step is no faster per token.
+    assert!(f(&phases[0], "step_seconds") < f(&phases[1], "step_seconds"));
+}
+
+#[test]
+fn the_cheapest_plan_within_a_target() {
+    let base = "plan --assumptions practice --model llama-3.1-8b --gpu h100-sxm --node-size 8 \
+                --max-gpus 512 --target-days 20";
+    let fewest = json_words(base);
+    let cheapest = json_words(&format!("{base} --cheapest"));
+    let gpu_days = |v: &serde_json::Value| f(v, "gpus") * f(v, "days");
+    assert!(f(&cheapest, "days") <= 20.0 && f(&fewest, "days") <= 20.0);
+    assert!(gpu_days(&cheapest) <= gpu_days(&fewest));
+}
+
+#[test]
+fn run_rejects_bad_inputs() {
+    let base: &[&str] = &[
+        "run",
+        "--model",
+        "llama-3.1-8b",
+        "--gpu",
+        "h100-sxm",
+        "--node-size",
+        "8",
+        "--gpus",
+        "64",
+    ];
+    let with = |extra: &'static [&'static str]| -> Vec<&str> {
+        base.iter().chain(extra.iter()).copied().collect()
+    };
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (with(&["--price-per-gpu-hour=-1"]), "price"),
+        (
+            with(&["--checkpoint-bandwidth", "0"]),
+            "checkpoint bandwidth",
+        ),
+        (
+            with(&["--interruptions-per-gpu-hour", "1e9"]),
+            "interruptions",
+        ),
+        (with(&["--pue", "NaN"]), "PUE"),
+        (with(&["--batch-ramp", "5:4M"]), "start at 0"),
+        (with(&["--batch-tokens", "1000"]), "whole number"),
+        (
+            with(&[
+                "--interruptions-per-gpu-hour",
+                "0.5",
+                "--restart-minutes",
+                "600",
+            ]),
+            "never finishes",
+        ),
+    ];
+    let refs: Vec<(&[&str], &str)> = cases.iter().map(|(a, n)| (a.as_slice(), *n)).collect();
+    assert_errors(&refs);
+    assert_errors(&[(
+        &["plan", "--model", "x160", "--cheapest"],
+        "practice search",
+    )]);
+}

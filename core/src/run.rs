@@ -1,0 +1,530 @@
+//! The whole run of a plan: tokens to days (with a batch ramp), what
+//! failures and checkpoints cost (goodput), GPU-hours, money and energy.
+//!
+//! The step time of each phase comes from [`crate::cost::evaluate_with`];
+//! everything else here is arithmetic on it, each formula with its source:
+//!
+//! ```text
+//! T      = Σ_phases steps_i · step_i                      ideal time
+//! M      = 1 / (r · n_gpu)                                mean time between interruptions
+//! C      = state bytes / (B_node · nodes)                 checkpoint (blocking: the
+//!          or a snapshot to host memory when asynchronous   part the run waits for)
+//! W(τ)   = T · (1 + C/τ) / (1 − (τ/2 + R) / M)            wall time, first order
+//! τ      = the whole number of steps (≥ 1) minimizing W,
+//!          next to √(C² + 2C(M − R)) − C ≈ √(2 · C · M)    Young 1974, Daly 2006
+//! N      = W / M                                          expected interruptions
+//! lost   = T·C/τ (checkpoints) + N·τ/2 (work redone) + N·R (restarts)
+//! goodput = T / W
+//! energy = (n_gpu · P_gpu + nodes · P_node) · W · PUE
+//! cost   = n_gpu · W · price per GPU-hour
+//! ```
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::cost::{evaluate_with, Assumptions, Config, Evaluation};
+use crate::error::{check_range, Error};
+use crate::hardware::{Gpu, Hardware, Link};
+use crate::math;
+use crate::model::ModelShape;
+
+/// Interruptions per GPU-hour by default: Llama 3 405B saw 466 job
+/// interruptions (419 unexpected) in a 54-day snapshot on 16 384 H100s
+/// (Dubey et al. 2024, arXiv 2407.21783, sec. 3.3.4): 466 / (54 · 24 ·
+/// 16 384) = 2.19·10⁻⁵.
+pub const INTERRUPTIONS_PER_GPU_HOUR: f64 = 466.0 / (54.0 * 24.0 * 16_384.0);
+
+/// Checkpoint write bandwidth per node by default, bytes/s: Llama 3's
+/// Tectonic storage sustains 2 TB/s for up to 16 384 GPUs, 2 048 nodes of
+/// 8 (arXiv 2407.21783 sec. 3.1.1): about 1 GB/s per node.
+pub const CHECKPOINT_BYTES_PER_S_PER_NODE: f64 = 2e12 / 2048.0;
+
+/// Restart time by default, seconds: re-scheduling, loading the
+/// checkpoint and warming up. An assumption (Meta does not publish one):
+/// 10 minutes.
+pub const RESTART_SECONDS: f64 = 600.0;
+
+/// Power usage effectiveness by default: 1.2 (an assumption; large
+/// operators report 1.1–1.2).
+pub const PUE: f64 = 1.2;
+
+/// Power of a node's CPUs, NICs, fans and storage per GPU slot by default,
+/// watts: a DGX H100 draws 10.2 kW at most with 8 × 700 W of GPUs, which
+/// leaves 575 W per GPU.
+pub const NODE_WATTS_PER_GPU: f64 = (10_200.0 - 8.0 * 700.0) / 8.0;
+
+/// The wall time of `ideal` seconds of training with a checkpoint of `c`
+/// seconds every `tau` seconds of training, interruptions at `rate` per
+/// second, each losing half an interval of work on average and `r`
+/// seconds of restart (Young 1974's first-order model):
+/// W = T·(1 + C/τ) + N·(τ/2 + R) with N = rate·W, so
+/// W = T·(1 + C/τ) / (1 − rate·(τ/2 + R)). `None` when interruptions come
+/// faster than that (the run never finishes).
+#[must_use]
+pub fn wall_time(ideal: f64, c: f64, tau: f64, rate: f64, r: f64) -> Option<f64> {
+    let exposure = rate * (tau / 2.0 + r);
+    if exposure >= 1.0 || exposure.is_nan() || tau <= 0.0 {
+        return None;
+    }
+    Some(ideal * (1.0 + c / tau) / (1.0 - exposure))
+}
+
+/// The interval τ that minimizes [`wall_time`]: setting its derivative to
+/// zero gives τ² + 2Cτ − 2C(M − R) = 0, τ = √(C² + 2C(M − R)) − C with
+/// M = 1/rate, which for C, R ≪ M is Young's (1974) √(2·C·M) (Daly 2006
+/// refines the same model).
+#[must_use]
+pub fn optimal_interval(c: f64, mtbi: f64, r: f64) -> f64 {
+    let under = c * c + 2.0 * c * (mtbi - r);
+    if under > 0.0 {
+        (math::sqrt(under) - c).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// A GPU's board power, watts (the vendors' data sheets: A100 SXM 400 W,
+/// H100 and H200 SXM 700 W, B200 1000 W, GB200's Blackwell GPU 1200 W).
+#[must_use]
+pub fn board_watts(gpu: &Gpu) -> f64 {
+    match gpu.name {
+        "a100-80gb" | "a100-40gb" => 400.0,
+        "h100-sxm" | "h200" => 700.0,
+        "b200" => 1000.0,
+        "gb200" => 1200.0,
+        _ => 700.0,
+    }
+}
+
+/// Price per GPU-hour by default, US dollars: typical on-demand cloud
+/// prices of late 2025 (an assumption: contracts differ by 2×; give your
+/// own). A100 40 GB 1.30, A100 80 GB 1.80, H100 2.50, H200 3.50, B200 5.00,
+/// GB200 6.00.
+#[must_use]
+pub fn default_price(gpu: &Gpu) -> f64 {
+    match gpu.name {
+        "a100-40gb" => 1.30,
+        "a100-80gb" => 1.80,
+        "h100-sxm" => 2.50,
+        "h200" => 3.50,
+        "b200" => 5.00,
+        "gb200" => 6.00,
+        _ => 2.50,
+    }
+}
+
+/// One phase of a batch ramp: from `start_tokens` trained tokens on, a
+/// global batch of `batch_tokens` tokens.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RampStep {
+    /// Where the phase starts, tokens trained.
+    pub start_tokens: f64,
+    /// Its global batch, tokens.
+    pub batch_tokens: f64,
+}
+
+/// Parses a batch ramp, `TOKENS:BATCH,...`: each phase starts at TOKENS
+/// trained tokens with a global batch of BATCH tokens. Numbers take the
+/// suffixes k, M, G or B, T (10³ … 10¹²), Ki … Ti (2¹⁰ … 2⁴⁰) or an
+/// exponent (`2.87e12`). Llama 3 405B: `0:4Mi,252M:8Mi,2.87T:16Mi`.
+///
+/// # Errors
+///
+/// A malformed entry, a non-positive batch, or starts that do not begin
+/// at 0 and increase.
+pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
+    let mut out: Vec<RampStep> = Vec::new();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let (start, batch) = entry
+            .split_once(':')
+            .ok_or_else(|| alloc::format!("batch ramp entry '{entry}' is not TOKENS:BATCH"))?;
+        let start = parse_count(start)
+            .ok_or_else(|| alloc::format!("batch ramp start '{start}' is not a number"))?;
+        let batch = parse_count(batch)
+            .ok_or_else(|| alloc::format!("batch ramp batch '{batch}' is not a number"))?;
+        if batch < 1.0 {
+            return Err(alloc::format!(
+                "batch ramp batch {batch} tokens is not positive"
+            ));
+        }
+        if out.last().is_some_and(|l| start <= l.start_tokens) {
+            return Err("batch ramp starts must increase".into());
+        }
+        out.push(RampStep {
+            start_tokens: start,
+            batch_tokens: batch,
+        });
+    }
+    match out.first() {
+        None => Err("the batch ramp is empty".into()),
+        Some(f) if f.start_tokens != 0.0 => Err("the batch ramp must start at 0 tokens".into()),
+        Some(_) => Ok(out),
+    }
+}
+
+/// A count with an optional suffix: k, M, G or B, T (10³ … 10¹²) or Ki,
+/// Mi, Gi, Ti (2¹⁰ … 2⁴⁰: Llama 3's "16M" batch is 2048 × 8192 = 16 Mi
+/// tokens).
+fn parse_count(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (body, binary) = match s.strip_suffix('i') {
+        Some(b) => (b, true),
+        None => (s, false),
+    };
+    let (num, k) = match body.as_bytes().last()? {
+        b'k' | b'K' => (&body[..body.len() - 1], 1),
+        b'M' => (&body[..body.len() - 1], 2),
+        b'G' | b'B' => (&body[..body.len() - 1], 3),
+        b'T' => (&body[..body.len() - 1], 4),
+        _ if binary => return None,
+        _ => (body, 0),
+    };
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    let mult = (0..k).fold(1.0, |m, _| m * base);
+    let v = num.trim().parse::<f64>().ok()? * mult;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+/// What the run assumes beyond the plan.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RunSettings {
+    /// The batch ramp; empty: the plan's batch throughout.
+    pub ramp: Vec<RampStep>,
+    /// US dollars per GPU-hour; `None`: [`default_price`].
+    pub price_per_gpu_hour: Option<f64>,
+    /// Interruptions per GPU-hour ([`INTERRUPTIONS_PER_GPU_HOUR`]).
+    pub interruptions_per_gpu_hour: f64,
+    /// Checkpoint write bandwidth per node, bytes/s
+    /// ([`CHECKPOINT_BYTES_PER_S_PER_NODE`]).
+    pub checkpoint_bytes_per_s: f64,
+    /// Asynchronous checkpointing: the run waits only for a snapshot of
+    /// each GPU's state to host memory.
+    pub async_checkpoint: bool,
+    /// Seconds from an interruption to training again ([`RESTART_SECONDS`]).
+    pub restart_seconds: f64,
+    /// Power usage effectiveness ([`PUE`]).
+    pub pue: f64,
+    /// Watts per node besides the GPUs; `None`: [`NODE_WATTS_PER_GPU`] per
+    /// GPU of the node.
+    pub node_watts: Option<f64>,
+    /// kg of CO₂ per kWh of the grid; `None`: no CO₂ figure.
+    pub grid_kg_per_kwh: Option<f64>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            ramp: Vec::new(),
+            price_per_gpu_hour: None,
+            interruptions_per_gpu_hour: INTERRUPTIONS_PER_GPU_HOUR,
+            checkpoint_bytes_per_s: CHECKPOINT_BYTES_PER_S_PER_NODE,
+            async_checkpoint: false,
+            restart_seconds: RESTART_SECONDS,
+            pue: PUE,
+            node_watts: None,
+            grid_kg_per_kwh: None,
+        }
+    }
+}
+
+impl RunSettings {
+    /// Checks every number (finite, in a sensible range).
+    ///
+    /// # Errors
+    ///
+    /// The first value out of range, named.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(p) = self.price_per_gpu_hour {
+            check_range("price per GPU-hour", p, 0.0, 1e6)?;
+        }
+        check_range(
+            "interruptions per GPU-hour",
+            self.interruptions_per_gpu_hour,
+            0.0,
+            1.0,
+        )?;
+        check_range(
+            "checkpoint bandwidth (bytes/s per node)",
+            self.checkpoint_bytes_per_s,
+            1e3,
+            1e15,
+        )?;
+        check_range("restart time (s)", self.restart_seconds, 0.0, 1e7)?;
+        check_range("PUE", self.pue, 1.0, 10.0)?;
+        if let Some(w) = self.node_watts {
+            check_range("node power (W)", w, 0.0, 1e7)?;
+        }
+        if let Some(g) = self.grid_kg_per_kwh {
+            check_range("grid intensity (kg CO2/kWh)", g, 0.0, 10.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// One phase of the run at one global batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Phase {
+    /// Tokens trained when it starts.
+    pub start_tokens: f64,
+    /// Tokens it trains.
+    pub tokens: f64,
+    /// Its global batch, tokens (a whole number of micro-batches per
+    /// data-parallel rank).
+    pub batch_tokens: f64,
+    /// Micro-batches per step and data-parallel rank.
+    pub micro_batches: u32,
+    /// One step, seconds.
+    pub step_seconds: f64,
+    /// Steps.
+    pub steps: f64,
+    /// Ideal seconds: steps × step.
+    pub seconds: f64,
+}
+
+/// Time lost, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Lost {
+    /// Writing checkpoints (the blocking part).
+    pub checkpoints: f64,
+    /// Work since the last checkpoint, redone after each interruption.
+    pub recompute: f64,
+    /// Restarting after each interruption.
+    pub restarts: f64,
+}
+
+impl Lost {
+    /// All of it.
+    #[must_use]
+    pub fn total(&self) -> f64 {
+        self.checkpoints + self.recompute + self.restarts
+    }
+}
+
+/// The whole run of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The phases of the batch ramp (one without a ramp).
+    pub phases: Vec<Phase>,
+    /// Training tokens.
+    pub tokens: f64,
+    /// Steps, all phases.
+    pub steps: f64,
+    /// Ideal time, seconds: every step, nothing lost.
+    pub ideal_seconds: f64,
+    /// Wall-clock time, seconds.
+    pub wall_seconds: f64,
+    /// Ideal over wall time.
+    pub goodput: f64,
+    /// GPUs.
+    pub gpus: u64,
+    /// Nodes.
+    pub nodes: u64,
+    /// GPU-hours of the wall time.
+    pub gpu_hours: f64,
+    /// Mean time between interruptions of the whole cluster, seconds.
+    pub mtbi_seconds: f64,
+    /// Expected interruptions.
+    pub expected_interruptions: f64,
+    /// Bytes of one checkpoint (weights and optimizer state, once).
+    pub checkpoint_bytes: f64,
+    /// Seconds the run waits for one checkpoint.
+    pub checkpoint_seconds: f64,
+    /// Steps between checkpoints.
+    pub checkpoint_interval_steps: f64,
+    /// Seconds between checkpoints.
+    pub checkpoint_interval_seconds: f64,
+    /// Time lost.
+    pub lost: Lost,
+    /// US dollars.
+    pub cost: f64,
+    /// The price used, per GPU-hour.
+    pub price_per_gpu_hour: f64,
+    /// Energy, MWh (at the wall plug, PUE included).
+    pub energy_mwh: f64,
+    /// Tonnes of CO₂, when a grid intensity is given.
+    pub co2_tonnes: Option<f64>,
+    /// Corrections made to the inputs, in words.
+    pub notes: Vec<String>,
+}
+
+impl Run {
+    /// Ideal days.
+    #[must_use]
+    pub fn ideal_days(&self) -> f64 {
+        self.ideal_seconds / 86_400.0
+    }
+    /// Wall-clock days.
+    #[must_use]
+    pub fn wall_days(&self) -> f64 {
+        self.wall_seconds / 86_400.0
+    }
+}
+
+/// The whole run of `cfg` for `tokens` tokens (the knobs `a` give the step
+/// time, and the run length when `tokens` is `None`).
+///
+/// # Errors
+///
+/// Invalid inputs (the evaluator's, or a setting out of range), a ramp
+/// batch that the plan cannot run, or interruptions so frequent that the
+/// run never finishes.
+pub fn run(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+    s: &RunSettings,
+) -> Result<Run, Error> {
+    s.validate()?;
+    let base = evaluate_with(model, hw, cfg, a)?;
+    let tokens = base.tokens;
+    let seq = f64::from(model.seq_len);
+    let per_mb = f64::from(cfg.data) * f64::from(cfg.micro_batch) * seq;
+    let mut notes = Vec::new();
+    let ramp: Vec<RampStep> = if s.ramp.is_empty() {
+        alloc::vec![RampStep {
+            start_tokens: 0.0,
+            batch_tokens: base.batch as f64 * seq,
+        }]
+    } else {
+        s.ramp.clone()
+    };
+    let mut phases = Vec::new();
+    for (i, r) in ramp.iter().enumerate() {
+        if r.start_tokens >= tokens {
+            notes.push(alloc::format!(
+                "the batch ramp's phase from {} tokens starts after the run's {} tokens: \
+                 not used",
+                math::round_sig(r.start_tokens, 3),
+                math::round_sig(tokens, 3)
+            ));
+            continue;
+        }
+        let end = ramp
+            .get(i + 1)
+            .map_or(tokens, |n| n.start_tokens.min(tokens));
+        let m = math::round(r.batch_tokens / per_mb).max(1.0);
+        let micro_batches = check_range("micro-batches of a ramp phase", m, 1.0, 1.6e7)? as u32;
+        let batch_tokens = f64::from(micro_batches) * per_mb;
+        if (batch_tokens - r.batch_tokens).abs() > 0.5 {
+            notes.push(alloc::format!(
+                "a batch of {} tokens is not a whole number of micro-batches of {} tokens \
+                 per data-parallel rank: {} tokens are used",
+                math::round_sig(r.batch_tokens, 4),
+                math::round_sig(per_mb / f64::from(cfg.data), 4),
+                math::round_sig(batch_tokens, 4)
+            ));
+        }
+        let e: Evaluation = evaluate_with(
+            model,
+            hw,
+            &Config {
+                micro_batches,
+                ..*cfg
+            },
+            a,
+        )?;
+        let steps = (end - r.start_tokens) / batch_tokens;
+        phases.push(Phase {
+            start_tokens: r.start_tokens,
+            tokens: end - r.start_tokens,
+            batch_tokens,
+            micro_batches,
+            step_seconds: e.step.0,
+            steps,
+            seconds: steps * e.step.0,
+        });
+    }
+    let ideal: f64 = phases.iter().map(|p| p.seconds).sum();
+    let steps: f64 = phases.iter().map(|p| p.steps).sum();
+    let gpus = base.gpus;
+    let node = u64::from(hw.node_size.unwrap_or(hw.gpu.default_node_size).max(1));
+    let nodes = gpus.div_ceil(node);
+
+    // Checkpoints: the weights and optimizer state once (the data-parallel
+    // replicas hold copies), written by every node in parallel; or, when
+    // asynchronous, a snapshot of the heaviest GPU's state to host memory.
+    let (bw, _, bo) = a.precision.bytes();
+    let checkpoint_bytes = model.params_exact() * (bw + bo);
+    let checkpoint_seconds = if s.async_checkpoint {
+        let heavy = base.stages.heaviest();
+        (heavy.weights.0 + heavy.optimizer.0) / hw.bandwidth(Link::CpuGpu).0
+    } else {
+        checkpoint_bytes / (s.checkpoint_bytes_per_s * nodes as f64)
+    };
+
+    // The checkpoint interval: the whole-step τ that minimizes the wall
+    // time below; at least one step.
+    let rate = s.interruptions_per_gpu_hour * gpus as f64 / 3600.0;
+    let mtbi = if rate > 0.0 {
+        1.0 / rate
+    } else {
+        f64::INFINITY
+    };
+    let step = if steps > 0.0 { ideal / steps } else { 0.0 };
+    let c = checkpoint_seconds;
+    let r = s.restart_seconds;
+    let wall_of = |tau: f64| wall_time(ideal, c, tau, rate, r);
+    let tau = if rate > 0.0 && step > 0.0 {
+        let best = optimal_interval(c, mtbi, r);
+        let k = math::floor(best / step).max(1.0);
+        let (a, b) = (k * step, (k + 1.0) * step);
+        match (wall_of(a), wall_of(b)) {
+            (Some(wa), Some(wb)) if wb < wa => b,
+            _ => a,
+        }
+    } else {
+        // No interruptions: one checkpoint at the end.
+        ideal
+    };
+    let Some(wall) = wall_of(tau) else {
+        return Err(Error::Incompatible {
+            what: "interruptions come faster than a checkpoint interval and a restart: \
+                   the run never finishes (fewer GPUs, faster checkpoints or restarts)",
+        });
+    };
+    let checkpoint_interval_steps = if step > 0.0 {
+        math::round(tau / step)
+    } else {
+        0.0
+    };
+    let checkpoints = if tau > 0.0 { ideal * c / tau } else { 0.0 };
+    let n = wall * rate;
+    let lost = Lost {
+        checkpoints,
+        recompute: n * tau / 2.0,
+        restarts: n * r,
+    };
+    let price = s
+        .price_per_gpu_hour
+        .unwrap_or_else(|| default_price(&hw.gpu));
+    let gpu_hours = gpus as f64 * wall / 3600.0;
+    let node_watts = s.node_watts.unwrap_or(NODE_WATTS_PER_GPU * node as f64);
+    let watts = gpus as f64 * board_watts(&hw.gpu) + nodes as f64 * node_watts;
+    let energy_mwh = watts * wall / 3600.0 * s.pue / 1e6;
+    Ok(Run {
+        phases,
+        tokens,
+        steps,
+        ideal_seconds: ideal,
+        wall_seconds: wall,
+        goodput: if wall > 0.0 { ideal / wall } else { 1.0 },
+        gpus,
+        nodes,
+        gpu_hours,
+        mtbi_seconds: mtbi,
+        expected_interruptions: n,
+        checkpoint_bytes,
+        checkpoint_seconds,
+        checkpoint_interval_steps,
+        checkpoint_interval_seconds: tau,
+        lost,
+        cost: gpu_hours * price,
+        price_per_gpu_hour: price,
+        energy_mwh,
+        co2_tonnes: s.grid_kg_per_kwh.map(|g| energy_mwh * 1000.0 * g / 1000.0),
+        notes,
+    })
+}
