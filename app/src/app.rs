@@ -17,7 +17,8 @@ use wasm_bindgen::JsCast;
 
 use crate::components::{
     inputs::Controls, memory::MemoryChart, network::NetworkNeeds, notices::NoticeList,
-    plans::Plans, scaling::Scaling, schedule::Schedules, share::Share, validation::Validation,
+    plans::Plans, run::RunCard, scaling::Scaling, schedule::Schedules, share::Share,
+    validation::Validation,
 };
 use crate::dom::{document, now_ms, page_base, search_string, Relayout};
 use crate::fmt;
@@ -324,6 +325,7 @@ pub fn App() -> impl IntoView {
                     <p class="p3-error" role="alert">{format!("Cannot plan: {e}")}</p>
                 }))}
                 <Plans inputs=inputs outputs=outputs optimum=optimum />
+                <RunCard inputs=inputs outputs=outputs optimum=optimum set=set notices=notices />
                 <MemoryChart outputs=outputs inputs=inputs />
                 <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
                 <Validation />

@@ -271,6 +271,25 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
     }))
 }
 
+/// The whole run of `plan` for the page's inputs: its token budget, its
+/// price ([`crate::run::run`] with the other settings at their defaults).
+///
+/// # Errors
+///
+/// As [`crate::run::run`].
+pub fn whole_run(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Result<crate::run::Run, Error> {
+    crate::run::run(
+        &out.model,
+        &out.hardware,
+        &plan.evaluation.config,
+        &inputs.knobs(),
+        &crate::run::RunSettings {
+            price_per_gpu_hour: inputs.price,
+            ..crate::run::RunSettings::default()
+        },
+    )
+}
+
 /// Corrections the plans make to the inputs, in words: a batch limit
 /// above the model's critical batch is the critical batch (past it, more
 /// sequences per step do not cut the step count, eq. 2, so they only add

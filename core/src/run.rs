@@ -337,6 +337,8 @@ pub struct Run {
     pub checkpoint_interval_seconds: f64,
     /// Time lost.
     pub lost: Lost,
+    /// Seconds from an interruption to training again.
+    pub restart_seconds: f64,
     /// US dollars.
     pub cost: f64,
     /// The price used, per GPU-hour.
@@ -521,10 +523,62 @@ pub fn run(
         checkpoint_interval_steps,
         checkpoint_interval_seconds: tau,
         lost,
+        restart_seconds: r,
         cost: gpu_hours * price,
         price_per_gpu_hour: price,
         energy_mwh,
         co2_tonnes: s.grid_kg_per_kwh.map(|g| energy_mwh * 1000.0 * g / 1000.0),
         notes,
     })
+}
+
+/// The whole run as a strip of wall-clock time, for a picture: positions
+/// are fractions of the wall time (the lost time spread evenly).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strip {
+    /// Each ramp phase: (start, end, batch in tokens).
+    pub phases: Vec<(f64, f64, f64)>,
+    /// Expected interruptions, one mark each (or each `per_mark`).
+    pub interruptions: Vec<f64>,
+    /// Interruptions per mark (1 unless there are more than the marks).
+    pub per_mark: u64,
+    /// Checkpoints per day of wall time.
+    pub checkpoints_per_day: f64,
+}
+
+impl Run {
+    /// The strip of this run with at most `max_marks` interruption marks.
+    #[must_use]
+    pub fn strip(&self, max_marks: usize) -> Strip {
+        let total = self.ideal_seconds.max(f64::MIN_POSITIVE);
+        let mut at = 0.0;
+        let phases = self
+            .phases
+            .iter()
+            .map(|p| {
+                let start = at / total;
+                at += p.seconds;
+                (start, at / total, p.batch_tokens)
+            })
+            .collect();
+        let n = math::floor(self.expected_interruptions) as u64;
+        let max = (max_marks.max(1)) as u64;
+        let per_mark = n.div_ceil(max).max(1);
+        let marks = n / per_mark;
+        let interruptions = (1..=marks)
+            .map(|k| (k * per_mark) as f64 / self.expected_interruptions.max(1.0))
+            .filter(|x| *x < 1.0)
+            .collect();
+        let interval = self.checkpoint_interval_seconds + self.checkpoint_seconds;
+        Strip {
+            phases,
+            interruptions,
+            per_mark,
+            checkpoints_per_day: if interval > 0.0 {
+                86_400.0 / interval * self.goodput
+            } else {
+                0.0
+            },
+        }
+    }
 }

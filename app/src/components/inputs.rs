@@ -16,42 +16,18 @@ use crate::fmt;
 /// Quiet time after a keystroke before a typed number applies.
 const TYPING_PAUSE_MS: u64 = 300;
 
-/// An optional number field: `(key, id, test id, label, title,
-/// placeholder)`. One function for all of them, so leptos' generic view
-/// code is instantiated once.
-fn number_field<T, C>(
-    inputs: RwSignal<Inputs>,
-    typed: T,
-    committed: C,
-    (key, id, testid, label, title, placeholder): (
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-        &'static str,
-    ),
-) -> impl IntoView
-where
-    T: Fn(&'static str, String) + Copy + Send + Sync + 'static,
-    C: Fn(&'static str, String) + Copy + Send + Sync + 'static,
-{
-    view! {
-        <label for=id title=title>{label}</label>
-        <input id=id data-testid=testid type="text" inputmode="decimal" placeholder=placeholder
-            prop:value=move || inputs.with(|i| i.field_text(key))
-            on:input=move |e| typed(key, event_target_value(&e))
-            on:change=move |e| committed(key, event_target_value(&e)) />
-    }
-}
-
-/// The input panel: model, hardware and training choices.
-#[component]
-pub fn Controls(
+/// The handlers of typed number fields: `typed` applies once the typing
+/// pauses, like a slider; `committed` (leaving the field) at once. A field
+/// is parsed as the URL is (`Inputs::set_field`); a value the page cannot
+/// use changes nothing and says so, naming what is used.
+pub fn field_handlers(
     inputs: RwSignal<Inputs>,
     set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
     notices: RwSignal<Vec<Notice>>,
-) -> impl IntoView {
+) -> (
+    impl Fn(&'static str, String) + Copy + Send + Sync + 'static,
+    impl Fn(&'static str, String) + Copy + Send + Sync + 'static,
+) {
     // A typed field: parsed as the URL is (`Inputs::set_field`); a value
     // the page cannot use changes nothing and says so, naming what is used.
     let apply = move |key: &'static str, text: String, discrete: bool| {
@@ -89,6 +65,46 @@ pub fn Controls(
         }
         apply(key, text, true);
     };
+    (typed, committed)
+}
+
+/// An optional number field: `(key, id, test id, label, title,
+/// placeholder)`. One function for all of them, so leptos' generic view
+/// code is instantiated once.
+pub fn number_field<T, C>(
+    inputs: RwSignal<Inputs>,
+    typed: T,
+    committed: C,
+    (key, id, testid, label, title, placeholder): (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    ),
+) -> impl IntoView
+where
+    T: Fn(&'static str, String) + Copy + Send + Sync + 'static,
+    C: Fn(&'static str, String) + Copy + Send + Sync + 'static,
+{
+    view! {
+        <label for=id title=title>{label}</label>
+        <input id=id data-testid=testid type="text" inputmode="decimal" placeholder=placeholder
+            prop:value=move || inputs.with(|i| i.field_text(key))
+            on:input=move |e| typed(key, event_target_value(&e))
+            on:change=move |e| committed(key, event_target_value(&e)) />
+    }
+}
+
+/// The input panel: model, hardware and training choices.
+#[component]
+pub fn Controls(
+    inputs: RwSignal<Inputs>,
+    set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
+    notices: RwSignal<Vec<Notice>>,
+) -> impl IntoView {
+    let (typed, committed) = field_handlers(inputs, set, notices);
     let model_value = move || match inputs.with(|i| i.model) {
         ModelChoice::Preset(n) => n.to_string(),
         ModelChoice::X(x) => format!("x{x}"),

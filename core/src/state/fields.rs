@@ -18,12 +18,13 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "gpus" | "cluster" | "days" | "batch" | "tokens" if v.is_empty() => {
+            "gpus" | "cluster" | "days" | "batch" | "tokens" | "price" if v.is_empty() => {
                 match key {
                     "gpus" => self.max_gpus = None,
                     "cluster" => self.cluster = None,
                     "days" => self.target_days = None,
                     "tokens" => self.tokens = None,
+                    "price" => self.price = None,
                     _ => self.batch = None,
                 }
                 Ok(())
@@ -85,7 +86,7 @@ impl Inputs {
     }
 
     /// An optional number field's text as the page shows it (`gpus`,
-    /// `cluster`, `days`, `batch`, `tokens`): its URL value, empty when
+    /// `cluster`, `days`, `batch`, `tokens`, `price`): its URL value, empty when
     /// unset.
     #[must_use]
     pub fn field_text(&self, key: &str) -> String {
@@ -96,6 +97,7 @@ impl Inputs {
             "days" => self.target_days.map(|d| d.to_string()),
             "batch" => self.batch.map(|b| b.to_string()),
             "tokens" => self.tokens.map(crate::units::short_exp),
+            "price" => self.price.map(|p| p.to_string()),
             _ => None,
         }
         .unwrap_or_default()
@@ -133,6 +135,10 @@ impl Inputs {
                 .map_or(String::from("20 tokens per parameter"), |t| {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
+            "price" => self.price.map_or(
+                alloc::format!("${} per GPU-hour", crate::run::default_price(&self.gpu)),
+                |p| alloc::format!("${p} per GPU-hour"),
+            ),
             "method" => String::from(self.method.name()),
             "par" => String::from(self.parallelism.name()),
             "gpus" => self.max_gpus.map_or(String::from("no GPU budget"), |g| {

@@ -21,6 +21,7 @@
 //! | `act` | `paper`, `full`, `selective`, `none` (under `practice`: `paper` leaves recomputation to the search) | `paper` |
 //! | `assume` | `practice` (today's Megatron-Core, NeMo, torchtitan), `paper` (Lamy-Poirier 2021 exactly) | `practice` |
 //! | `tokens` | (practice) training tokens, e.g. `15.6e12` | 20 per parameter |
+//! | `price` | US dollars per GPU-hour, for the run's cost | per GPU ([`crate::run::default_price`]) |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
@@ -165,6 +166,8 @@ pub struct Inputs {
     pub assumptions: AssumptionSet,
     /// (Practice) training tokens; `None`: 20 per parameter.
     pub tokens: Option<f64>,
+    /// US dollars per GPU-hour; `None`: the GPU's default.
+    pub price: Option<f64>,
 }
 
 impl Default for Inputs {
@@ -186,6 +189,7 @@ impl Default for Inputs {
             embed: None,
             assumptions: AssumptionSet::Practice,
             tokens: None,
+            price: None,
         }
     }
 }

@@ -219,6 +219,10 @@ impl Inputs {
                 Some(t) => self.tokens = Some(t),
                 None => return Err("training tokens must be a number in 1e6–1e18"),
             },
+            "price" => match parse_f64(v, 0.0, 1e4) {
+                Some(p) => self.price = Some(p),
+                None => return Err("the price per GPU-hour must be a number in 0–10000"),
+            },
             "cmp" => match Comparison::ALL
                 .into_iter()
                 .find(|c| c.name().eq_ignore_ascii_case(v.trim()))
@@ -303,6 +307,9 @@ impl Inputs {
         }
         if let Some(t) = self.tokens {
             put("tokens", &t);
+        }
+        if let Some(p) = self.price {
+            put("price", &p);
         }
         if self.compare != d.compare {
             put("cmp", &self.compare.name());

@@ -568,3 +568,67 @@ fn custom_shapes_have_ffn_kv_heads_vocab_and_gating() {
         WAIT,
     );
 }
+
+/// The whole run: the card shows core's wall-clock days, goodput and cost
+/// for the plan shown; the price and the token budget are URL state and
+/// move the numbers as core says; the strip draws the ramp and the
+/// expected interruptions.
+#[test]
+fn the_whole_run_card() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 2000);
+    let q = "model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=1024&batch=1024&method=baseline";
+    open(&b, &format!("{base}?{q}"));
+    b.wait(
+        "return document.querySelector('[data-testid=run-wall]')",
+        WAIT,
+    );
+    let (i, _) = Inputs::from_query(q);
+    let core_run = |i: &Inputs| {
+        let o = planner::outputs(i).unwrap();
+        let opt = planner::practice_optimum(i, &o);
+        let shown = planner::shown(&o, i.method, opt.as_ref()).unwrap();
+        planner::whole_run(i, &o, &shown.plan).unwrap()
+    };
+    let r = core_run(&i);
+    assert_eq!(b.text("run-wall"), format!("{} days", days(r.wall_days())));
+    assert_eq!(b.text("run-goodput"), format!("{:.0} %", 100.0 * r.goodput));
+    assert!(b.text("run-cost").starts_with('$'));
+    // One ramp phase, and interruption marks.
+    let marks = b.exec(
+        "const s = document.querySelector('[data-testid=run-strip]');
+         return [s.querySelectorAll('rect').length, s.querySelectorAll('line').length];",
+        &[],
+    );
+    assert_eq!(marks[0], 1);
+    assert!(marks[1].as_u64().unwrap() > 0);
+    // A price: the cost follows it, and the URL keeps it.
+    let cost0 = b.text("run-cost");
+    set(&b, "run-price", "5", "change");
+    b.wait(
+        &format!("return document.querySelector('[data-testid=run-cost]').textContent != '{cost0}'"),
+        WAIT,
+    );
+    let priced = Inputs {
+        price: Some(5.0),
+        ..i
+    };
+    let r5 = core_run(&priced);
+    assert!((r5.cost - 2.0 * r.cost).abs() < 1e-6 * r.cost, "$5 is twice $2.50");
+    b.wait("return location.search.includes('price=5')", WAIT);
+    // The token budget slider: 10^12 tokens.
+    set(&b, "run-tokens", "12", "input");
+    let t = Inputs {
+        tokens: Some(1e12),
+        ..priced
+    };
+    let rt = core_run(&t);
+    b.wait(
+        &format!(
+            "return document.querySelector('[data-testid=run-wall]').textContent == '{} days'",
+            days(rt.wall_days())
+        ),
+        WAIT,
+    );
+    b.screenshot(&artifact("run-card"));
+}

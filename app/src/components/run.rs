@@ -1,0 +1,165 @@
+//! The whole run of the plan shown: token budget, cluster and price in;
+//! wall-clock days, goodput, cost and energy out, and a strip of the run
+//! over time (ramp phases, checkpoints, expected interruptions). The
+//! numbers and the strip's positions come from `core::run`.
+
+use leptos::prelude::*;
+use plan3d_core::{
+    planner,
+    run::Run,
+    state::{Inputs, Notice},
+};
+
+use crate::app::{shown, OptimumSignal, OutputsMemo};
+use crate::components::inputs::{field_handlers, number_field};
+use crate::fmt;
+
+/// Interruption marks drawn at most (beyond, one mark stands for several).
+const MARKS: usize = 60;
+
+/// The run card.
+#[component]
+pub fn RunCard(
+    inputs: RwSignal<Inputs>,
+    outputs: OutputsMemo,
+    optimum: OptimumSignal,
+    set: impl Fn(bool, Box<dyn FnOnce(&mut Inputs)>) + Copy + Send + Sync + 'static,
+    notices: RwSignal<Vec<Notice>>,
+) -> impl IntoView {
+    let (typed, committed) = field_handlers(inputs, set, notices);
+    let run = Memo::new(move |_| {
+        let plan = shown(inputs, outputs, optimum)?.plan;
+        outputs.with(|o| {
+            let o = (*o.0).as_ref().ok()?;
+            Some(
+                inputs
+                    .with(|i| planner::whole_run(i, o, &plan))
+                    .map_err(|e| e.to_string()),
+            )
+        })
+    });
+    // The token budget's slider, log10 of tokens: the plan's budget.
+    let tokens_log = move || {
+        run.with(|r| match r {
+            Some(Ok(r)) => r.tokens.log10(),
+            _ => 12.0,
+        })
+    };
+    // The figures and the strip as one piece of markup: a handful of
+    // numbers and SVG shapes, cheaper in wasm than a view per element.
+    let figures = move || {
+        run.with(|r| match r {
+            None => String::from("<p class=\"p3-note\">No plan to run.</p>"),
+            Some(Err(e)) => format!(
+                "<p class=\"p3-error\" role=\"alert\">Cannot run: {}</p>",
+                e.replace('&', "&amp;").replace('<', "&lt;")
+            ),
+            Some(Ok(r)) => figures_html(r),
+        })
+    };
+    view! {
+        <section class="p3-card p3-run" aria-labelledby="p3-run-h" data-testid="run"
+            class:p3-hidden=move || !inputs.with(Inputs::practice)>
+            <h2 id="p3-run-h">"The whole run"</h2>
+            <div class="p3-run__inputs">
+                <label for="p3-run-tokens">"Token budget"</label>
+                <input id="p3-run-tokens" data-testid="run-tokens" type="range" min="9" max="14" step="0.05"
+                    prop:value=move || format!("{:.2}", tokens_log())
+                    on:input=move |e| {
+                        if let Ok(v) = event_target_value(&e).parse::<f64>() {
+                            let t = plan3d_core::round_sig(10f64.powf(v), 3);
+                            set(false, Box::new(move |i| i.tokens = Some(t)));
+                        }
+                    } />
+                <output for="p3-run-tokens">{move || run.with(|r| match r {
+                    Some(Ok(r)) => format!("{} tokens", fmt::big(r.tokens)),
+                    _ => String::new(),
+                })}</output>
+                {number_field(inputs, typed, committed, ("cluster", "p3-run-cluster", "run-cluster", "Cluster (GPUs)", "an exact GPU count", "any"))}
+                {number_field(inputs, typed, committed, ("price", "p3-run-price", "run-price", "$ per GPU-hour", "US dollars per GPU-hour", "the GPU's default"))}
+            </div>
+            <div inner_html=figures />
+        </section>
+    }
+}
+
+fn figures_html(r: &Run) -> String {
+    use std::fmt::Write as _;
+    let strip = r.strip(MARKS);
+    let wall = r.wall_days();
+    let co2 = r
+        .co2_tonnes
+        .map(|t| format!(", {} t CO₂", fmt::big(t)))
+        .unwrap_or_default();
+    let lost_h = |s: f64| fmt::big(s / 3600.0);
+    let mut h = String::with_capacity(4096);
+    let _ = write!(
+        h,
+        "<dl class=\"p3-run__figures\" data-testid=\"run-figures\">\
+         <div><dt>Wall-clock</dt><dd data-testid=\"run-wall\">{}</dd></div>\
+         <div><dt>Goodput</dt><dd data-testid=\"run-goodput\">{}</dd></div>\
+         <div><dt>Cost</dt><dd data-testid=\"run-cost\">${}</dd></div>\
+         <div><dt>GPU-hours</dt><dd>{}</dd></div>\
+         <div><dt>Energy</dt><dd data-testid=\"run-energy\">{} MWh{co2}</dd></div></dl>",
+        fmt::duration(wall),
+        fmt::pct(r.goodput),
+        fmt::big(r.cost),
+        fmt::big(r.gpu_hours),
+        fmt::big(r.energy_mwh),
+    );
+    // The strip: 1000 × 40 user units, ramp phases as bands, expected
+    // interruptions as ticks.
+    let _ = write!(
+        h,
+        "<figure class=\"p3-run__strip\"><svg viewBox=\"0 0 1000 40\" preserveAspectRatio=\"none\" \
+         role=\"img\" data-testid=\"run-strip\" aria-label=\"The run over {}: {} ramp phases, {:.0} \
+         expected interruptions\">",
+        fmt::duration(wall),
+        strip.phases.len(),
+        r.expected_interruptions
+    );
+    for (k, &(a, b, batch)) in strip.phases.iter().enumerate() {
+        let (x, w) = (a * 1000.0, ((b - a) * 1000.0).max(0.5));
+        let batch = fmt::big(batch);
+        let _ = write!(
+            h,
+            "<rect x=\"{x:.1}\" y=\"6\" width=\"{w:.1}\" height=\"22\" class=\"p3-run__phase p3-run__phase--{}\">\
+             <title>{batch} tokens per step</title></rect>",
+            k % 3
+        );
+        if w > 90.0 {
+            let _ = write!(
+                h,
+                "<text x=\"{:.1}\" y=\"21\" class=\"p3-run__label\">{batch} tokens per step</text>",
+                x + 4.0
+            );
+        }
+    }
+    for f in &strip.interruptions {
+        let _ = write!(
+            h,
+            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"2\" y2=\"32\" class=\"p3-run__fail\"/>",
+            f * 1000.0
+        );
+    }
+    let per_mark = if strip.per_mark > 1 {
+        format!(" (each mark: {} interruptions)", strip.per_mark)
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        h,
+        "</svg><figcaption>{} of training; {:.0} expected interruptions (one every {} h){per_mark}; \
+         a checkpoint of {} s every {} steps. Lost: {} h to checkpoints, {} h redone, {} h \
+         restarting.</figcaption></figure>",
+        fmt::duration(r.ideal_days()),
+        r.expected_interruptions,
+        fmt::big(r.mtbi_seconds / 3600.0),
+        fmt::big(r.checkpoint_seconds),
+        r.checkpoint_interval_steps,
+        lost_h(r.lost.checkpoints),
+        lost_h(r.lost.recompute),
+        lost_h(r.lost.restarts),
+    );
+    h
+}
