@@ -271,8 +271,9 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
     }))
 }
 
-/// The whole run of `plan` for the page's inputs: its token budget, its
-/// price ([`crate::run::run`] with the other settings at their defaults).
+/// The whole run of `plan` for the page's inputs: its token budget, batch
+/// ramp and price ([`crate::run::run`] with the other settings at their
+/// defaults; each ramp phase runs the plan's degrees at its batch).
 ///
 /// # Errors
 ///
@@ -285,6 +286,7 @@ pub fn whole_run(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Result<crate::r
         &inputs.knobs(),
         &crate::run::RunSettings {
             price_per_gpu_hour: inputs.price,
+            ramp: inputs.ramp.iter().flatten().copied().collect(),
             ..crate::run::RunSettings::default()
         },
     )

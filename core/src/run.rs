@@ -163,6 +163,62 @@ pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
     }
 }
 
+/// The most phases a ramp on the page holds.
+pub const MAX_RAMP: usize = 4;
+
+/// A ramp of at most [`MAX_RAMP`] phases, as the page keeps it.
+pub type PageRamp = [Option<RampStep>; MAX_RAMP];
+
+/// [`parse_ramp`] into a [`PageRamp`].
+///
+/// # Errors
+///
+/// As [`parse_ramp`], or more than [`MAX_RAMP`] phases.
+pub fn page_ramp(text: &str) -> Result<PageRamp, String> {
+    let v = parse_ramp(text)?;
+    if v.len() > MAX_RAMP {
+        return Err(alloc::format!("a batch ramp of at most {MAX_RAMP} phases"));
+    }
+    let mut out = [None; MAX_RAMP];
+    for (slot, r) in out.iter_mut().zip(v) {
+        *slot = Some(r);
+    }
+    Ok(out)
+}
+
+/// A ramp as [`parse_ramp`] reads it, each count with the largest exact
+/// suffix (`0:4Mi,252M:8Mi,2870B:16Mi`).
+#[must_use]
+pub fn ramp_text(ramp: &[Option<RampStep>]) -> String {
+    use core::fmt::Write as _;
+    let count = |x: f64| -> String {
+        let exact = |unit: f64| x >= unit && math::floor(x / unit) * unit == x;
+        for (unit, suffix) in [
+            (1_099_511_627_776.0, "Ti"),
+            (1e12, "T"),
+            (1_073_741_824.0, "Gi"),
+            (1e9, "B"),
+            (1_048_576.0, "Mi"),
+            (1e6, "M"),
+            (1024.0, "Ki"),
+            (1e3, "k"),
+        ] {
+            if exact(unit) {
+                return alloc::format!("{}{suffix}", x / unit);
+            }
+        }
+        alloc::format!("{x}")
+    };
+    let mut out = String::new();
+    for (k, r) in ramp.iter().flatten().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}:{}", count(r.start_tokens), count(r.batch_tokens));
+    }
+    out
+}
+
 /// A count with an optional suffix: k, M, G or B, T (10³ … 10¹²) or Ki,
 /// Mi, Gi, Ti (2¹⁰ … 2⁴⁰: Llama 3's "16M" batch is 2048 × 8192 = 16 Mi
 /// tokens).

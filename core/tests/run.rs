@@ -302,3 +302,53 @@ proptest::proptest! {
         }
     }
 }
+
+/// The page keeps a ramp in its URL (`ramp=`), in a form that reads back
+/// exactly, and runs it in phases.
+#[test]
+fn the_page_ramp_round_trips_and_runs() {
+    use plan3d_core::{planner, state::Inputs};
+    let (i, notices) = Inputs::from_query(
+        "model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=1024&batch=1024&tokens=15e12&ramp=0:4Mi,252M:8Mi,2.87T:16Mi",
+    );
+    assert!(notices.is_empty(), "{notices:?}");
+    let q = i.to_query();
+    assert!(q.contains("ramp=0:4Mi,252M:8Mi,2870B:16Mi"), "{q}");
+    let (back, _) = Inputs::from_query(&q);
+    assert_eq!(back, i);
+    let o = planner::outputs(&i).unwrap();
+    let plan = o.selected(plan3d_core::Method::Baseline).unwrap();
+    let r = planner::whole_run(&i, &o, plan).unwrap();
+    assert_eq!(r.phases.len(), 3);
+    assert_eq!(r.phases[2].batch_tokens, 16.0 * 1024.0 * 1024.0);
+    // Five phases are too many for the page; a ramp from 5 tokens is no ramp.
+    for bad in [
+        "ramp=0:1M,1B:2M,2B:4M,3B:8M,4B:16M",
+        "ramp=5:4M",
+        "ramp=0:x",
+    ] {
+        let (j, n) = Inputs::from_query(bad);
+        assert_eq!(n.len(), 1, "{bad}");
+        assert!(j.ramp[0].is_none());
+    }
+}
+
+proptest::proptest! {
+    /// Any ramp the page writes reads back the same.
+    #[test]
+    fn ramp_text_round_trips(starts in proptest::collection::vec(1u64..1u64 << 44, 0..3), batches in proptest::collection::vec(1u64..1u64 << 26, 4)) {
+        let mut s: Vec<u64> = starts;
+        s.sort_unstable();
+        s.dedup();
+        let mut steps = vec![run::RampStep { start_tokens: 0.0, batch_tokens: batches[0] as f64 }];
+        for (k, x) in s.iter().enumerate() {
+            steps.push(run::RampStep { start_tokens: *x as f64, batch_tokens: batches[k + 1] as f64 });
+        }
+        let mut page = [None; run::MAX_RAMP];
+        for (slot, r) in page.iter_mut().zip(&steps) {
+            *slot = Some(*r);
+        }
+        let text = run::ramp_text(&page);
+        proptest::prop_assert_eq!(run::page_ramp(&text).unwrap(), page, "{}", text);
+    }
+}

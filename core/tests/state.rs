@@ -79,6 +79,17 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 embed: e.map(|e| EmbedView::ALL[e]),
                 assumptions: AssumptionSet::ALL[c % 2],
                 tokens: batch.map(|b| b as f64 * 1.5e9),
+                price: target_days.map(|d| (d.min(9999.0) * 100.0).round() / 100.0),
+                ramp: match batch {
+                    Some(b) => plan3d_core::run::page_ramp(&format!(
+                        "0:{}Mi,{}B:{}Mi",
+                        b % 64 + 1,
+                        b,
+                        2 * (b % 64) + 2
+                    ))
+                    .unwrap(),
+                    None => [None; plan3d_core::run::MAX_RAMP],
+                },
             },
         )
 }

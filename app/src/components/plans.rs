@@ -18,9 +18,30 @@ pub fn config_text(p: &Plan) -> String {
     format!("{} × {} × {}", c.data, c.pipe, c.tensor)
 }
 
-/// One row of the plans table. Columns marked `p3-opt` give way on narrow
-/// screens and embeds; the plan's shape, GPUs, MFU and days stay.
-pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
+/// Text for markup: `&`, `<`, `>` and `"` escaped.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A row spanning the table: a note.
+fn note_row(h: &mut String, cls: &str, text: &str) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        h,
+        "<tr><td colspan=\"12\" class=\"{cls}\">{}</td></tr>",
+        esc(text)
+    );
+}
+
+/// One row of the plans table, as markup (the rows are re-drawn on every
+/// input: one string is cheaper in wasm and in the browser than a view per
+/// cell). Columns marked `p3-opt` give way on narrow screens and embeds;
+/// the plan's shape, GPUs, MFU and days stay.
+pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
+    use std::fmt::Write as _;
     let e = p.evaluation;
     let m = e.config.method;
     let label = if name == "optimum" {
@@ -28,23 +49,31 @@ pub fn plan_row(name: &'static str, cls: &'static str, p: &Plan) -> AnyView {
     } else {
         m.label().to_string()
     };
-    view! {
-        <tr class=cls data-testid=format!("plan-{name}")>
-            <th scope="row" title=format!("the paper's \u{201c}{}\u{201d} method", m.name())>{label}</th>
-            <td>{config_text(p)}</td>
-            <td data-testid=format!("plan-{name}-gpus")>{fmt::count(e.gpus)}</td>
-            <td class="p3-opt">{fmt::count(e.batch)}</td>
-            <td class="p3-opt">{format!("{} × {}", e.config.micro_batch, e.config.micro_batches)}</td>
-            <td class="p3-opt">{if e.config.offload { "yes" } else { "no" }}</td>
-            <td>{fmt::pct(e.mfu())}</td>
-            <td class="p3-opt">{fmt::pct(e.efficiency)}</td>
-            <td class="p3-opt">{fmt::gib(e.memory.on_gpu(e.config.offload).get())}" GiB"</td>
-            <td class="p3-opt p3-prac" data-testid=format!("plan-{name}-step")>{fmt::seconds(e.step.get())}</td>
-            <td class="p3-opt p3-prac">{fmt::big(e.tokens_per_second)}</td>
-            <td data-testid=format!("plan-{name}-days")>{fmt::days(e.time.days())}</td>
-        </tr>
-    }
-    .into_any()
+    let _ = write!(
+        h,
+        "<tr class=\"{cls}\" data-testid=\"plan-{name}\">\
+         <th scope=\"row\" title=\"the paper\u{2019}s \u{201c}{}\u{201d} method\">{}</th>\
+         <td>{}</td><td data-testid=\"plan-{name}-gpus\">{}</td>\
+         <td class=\"p3-opt\">{}</td><td class=\"p3-opt\">{} × {}</td>\
+         <td class=\"p3-opt\">{}</td><td>{}</td><td class=\"p3-opt\">{}</td>\
+         <td class=\"p3-opt\">{} GiB</td>\
+         <td class=\"p3-opt p3-prac\" data-testid=\"plan-{name}-step\">{}</td>\
+         <td class=\"p3-opt p3-prac\">{}</td><td data-testid=\"plan-{name}-days\">{}</td></tr>",
+        m.name(),
+        esc(&label),
+        esc(&config_text(p)),
+        fmt::count(e.gpus),
+        fmt::count(e.batch),
+        e.config.micro_batch,
+        e.config.micro_batches,
+        if e.config.offload { "yes" } else { "no" },
+        fmt::pct(e.mfu()),
+        fmt::pct(e.efficiency),
+        fmt::gib(e.memory.on_gpu(e.config.offload).get()),
+        fmt::seconds(e.step.get()),
+        fmt::big(e.tokens_per_second),
+        fmt::days(e.time.days()),
+    );
 }
 
 /// The fastest plans per method, the exhaustive optimum, and why.
@@ -58,41 +87,41 @@ pub fn Plans(
     let practice = move || inputs.with(Inputs::practice);
     let shown = move || shown(inputs, outputs, optimum);
     let rows = move || {
+        use std::fmt::Write as _;
         let m = method();
         let practice = practice();
-        let cols = 12;
+        let mut h = String::with_capacity(2048);
         outputs.with(|o| {
-            let Ok(o) = (*o.0).as_ref() else { return Vec::new() };
-            let mut v: Vec<AnyView> = o
-                .plans
-                .iter()
-                .map(|(pm, p)| {
-                    let name = pm.name();
-                    let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
-                    match p {
-                        Ok(p) => plan_row(name, cls, p),
-                        Err(err) => view! {
-                            <tr class=cls data-testid=format!("plan-{name}")>
-                                <th scope="row" title=format!("the paper\u{2019}s \u{201c}{name}\u{201d} method")>{pm.label()}</th>
-                                <td colspan=cols - 1>{err.to_string()}</td>
-                            </tr>
-                        }
-                        .into_any(),
+            let Ok(o) = (*o.0).as_ref() else { return };
+            for (pm, p) in &o.plans {
+                let name = pm.name();
+                let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
+                match p {
+                    Ok(p) => plan_row(&mut h, name, cls, p),
+                    Err(err) => {
+                        let _ = write!(
+                            h,
+                            "<tr class=\"{cls}\" data-testid=\"plan-{name}\">\
+                             <th scope=\"row\" title=\"the paper\u{2019}s \u{201c}{name}\u{201d} method\">{}</th>\
+                             <td colspan=\"11\">{}</td></tr>",
+                            pm.label(),
+                            esc(&err.to_string())
+                        );
                     }
-                })
-                .collect();
+                }
+            }
             if practice {
-                v.push(view! { <tr><td colspan=cols class="p3-note">{planner::PRACTICE_NOTE}</td></tr> }.into_any());
-                return v;
+                note_row(&mut h, "p3-note", planner::PRACTICE_NOTE);
+                return;
             }
             optimum.with(|opt| match opt.0.as_ref() {
-                None => v.push(view! { <tr><td colspan="10" class="p3-note">"Searching every configuration…"</td></tr> }.into_any()),
+                None => note_row(&mut h, "p3-note", "Searching every configuration…"),
                 Some(Ok(r)) => {
                     let e = r.best.evaluation;
                     let vs_rules = o.rules_against(r).map(|p| {
                         (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
                     });
-                    v.push(plan_row("optimum", "p3-row p3-row--optimum", &r.best));
+                    plan_row(&mut h, "optimum", "p3-row p3-row--optimum", &r.best);
                     let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
                     let rules = |m: Method| {
                         if m == e.config.method {
@@ -115,12 +144,12 @@ pub fn Plans(
                         }
                         _ => format!("{searched}: the paper's rules find the optimum."),
                     };
-                    v.push(view! { <tr><td colspan="10" class="p3-note">{note}</td></tr> }.into_any());
+                    note_row(&mut h, "p3-note", &note);
                 }
-                Some(Err(e)) => v.push(view! { <tr><td colspan="10">{format!("No optimum: {e}")}</td></tr> }.into_any()),
+                Some(Err(e)) => note_row(&mut h, "", &format!("No optimum: {e}")),
             });
-            v
-        })
+        });
+        h
     };
     let binding = move || {
         shown().map(|s| {
@@ -280,7 +309,7 @@ pub fn Plans(
                         <th scope="col" class="p3-opt p3-prac" title="tokens trained per second (practice)">"tokens/s"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
-                    <tbody>{rows}</tbody>
+                    <tbody inner_html=rows></tbody>
                 </table>
             </div>
             <h3>"Why this plan"</h3>

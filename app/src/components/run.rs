@@ -3,6 +3,7 @@
 //! over time (ramp phases, checkpoints, expected interruptions). The
 //! numbers and the strip's positions come from `core::run`.
 
+use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
 use leptos::prelude::*;
 use plan3d_core::{
     planner,
@@ -16,6 +17,9 @@ use crate::fmt;
 
 /// Interruption marks drawn at most (beyond, one mark stands for several).
 const MARKS: usize = 60;
+/// The card follows the inputs once they are still this long: a slider
+/// drag never waits for it, and the plans above update in the same frame.
+const SETTLE_MS: u64 = 120;
 
 /// The run card.
 #[component]
@@ -27,15 +31,33 @@ pub fn RunCard(
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let (typed, committed) = field_handlers(inputs, set, notices);
+    // Bumped once the inputs have been still for SETTLE_MS.
+    let settled = RwSignal::new(0_u32);
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        inputs.track();
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || settled.update(|n| *n += 1),
+            std::time::Duration::from_millis(SETTLE_MS),
+        )
+        .ok();
+        pending.set_value(h);
+    });
     let run = Memo::new(move |_| {
-        let plan = shown(inputs, outputs, optimum)?.plan;
-        outputs.with(|o| {
-            let o = (*o.0).as_ref().ok()?;
-            Some(
-                inputs
-                    .with(|i| planner::whole_run(i, o, &plan))
-                    .map_err(|e| e.to_string()),
-            )
+        settled.track();
+        untrack(|| {
+            let plan = shown(inputs, outputs, optimum)?.plan;
+            outputs.with(|o| {
+                let o = (*o.0).as_ref().ok()?;
+                Some(
+                    inputs
+                        .with(|i| planner::whole_run(i, o, &plan))
+                        .map_err(|e| e.to_string()),
+                )
+            })
         })
     });
     // The token budget's slider, log10 of tokens: the plan's budget.
@@ -77,6 +99,7 @@ pub fn RunCard(
                 })}</output>
                 {number_field(inputs, typed, committed, ("cluster", "p3-run-cluster", "run-cluster", "Cluster (GPUs)", "an exact GPU count", "any"))}
                 {number_field(inputs, typed, committed, ("price", "p3-run-price", "run-price", "$ per GPU-hour", "US dollars per GPU-hour", "the GPU's default"))}
+                {number_field(inputs, typed, committed, ("ramp", "p3-run-ramp", "run-ramp", "Batch ramp", "TOKENS:BATCH,… in tokens from 0, e.g. Llama 3's 0:4Mi,252M:8Mi,2.87T:16Mi", "none"))}
             </div>
             <div inner_html=figures />
         </section>
@@ -107,6 +130,10 @@ fn figures_html(r: &Run) -> String {
         fmt::big(r.gpu_hours),
         fmt::big(r.energy_mwh),
     );
+    // Corrections to the ramp, in words.
+    for n in &r.notes {
+        let _ = write!(h, "<p class=\"p3-note\" data-testid=\"run-note\">{n}</p>");
+    }
     // The strip: 1000 × 40 user units, ramp phases as bands, expected
     // interruptions as ticks.
     let _ = write!(
@@ -135,12 +162,13 @@ fn figures_html(r: &Run) -> String {
             );
         }
     }
-    for f in &strip.interruptions {
-        let _ = write!(
-            h,
-            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"2\" y2=\"32\" class=\"p3-run__fail\"/>",
-            f * 1000.0
-        );
+    // The interruptions as one path: one element however many marks.
+    if !strip.interruptions.is_empty() {
+        h.push_str("<path class=\"p3-run__fail\" d=\"");
+        for f in &strip.interruptions {
+            let _ = write!(h, "M{:.1} 2V32", f * 1000.0);
+        }
+        h.push_str("\"/>");
     }
     let per_mark = if strip.per_mark > 1 {
         format!(" (each mark: {} interruptions)", strip.per_mark)

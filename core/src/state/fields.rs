@@ -18,13 +18,14 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "gpus" | "cluster" | "days" | "batch" | "tokens" | "price" if v.is_empty() => {
+            "gpus" | "cluster" | "days" | "batch" | "tokens" | "price" | "ramp" if v.is_empty() => {
                 match key {
                     "gpus" => self.max_gpus = None,
                     "cluster" => self.cluster = None,
                     "days" => self.target_days = None,
                     "tokens" => self.tokens = None,
                     "price" => self.price = None,
+                    "ramp" => self.ramp = [None; crate::run::MAX_RAMP],
                     _ => self.batch = None,
                 }
                 Ok(())
@@ -98,6 +99,7 @@ impl Inputs {
             "batch" => self.batch.map(|b| b.to_string()),
             "tokens" => self.tokens.map(crate::units::short_exp),
             "price" => self.price.map(|p| p.to_string()),
+            "ramp" => self.ramp[0].map(|_| crate::run::ramp_text(&self.ramp)),
             _ => None,
         }
         .unwrap_or_default()
@@ -135,6 +137,10 @@ impl Inputs {
                 .map_or(String::from("20 tokens per parameter"), |t| {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
+            "ramp" => match self.ramp[0] {
+                Some(_) => crate::run::ramp_text(&self.ramp),
+                None => String::from("the plan's batch throughout"),
+            },
             "price" => self.price.map_or(
                 alloc::format!("${} per GPU-hour", crate::run::default_price(&self.gpu)),
                 |p| alloc::format!("${p} per GPU-hour"),

@@ -22,6 +22,7 @@
 //! | `assume` | `practice` (today's Megatron-Core, NeMo, torchtitan), `paper` (Lamy-Poirier 2021 exactly) | `practice` |
 //! | `tokens` | (practice) training tokens, e.g. `15.6e12` | 20 per parameter |
 //! | `price` | US dollars per GPU-hour, for the run's cost | per GPU ([`crate::run::default_price`]) |
+//! | `ramp` | the run's batch ramp, `TOKENS:BATCH,...` (at most 4 phases), e.g. `0:4Mi,252M:8Mi,2.87T:16Mi` | none: the plan's batch |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
@@ -168,6 +169,8 @@ pub struct Inputs {
     pub tokens: Option<f64>,
     /// US dollars per GPU-hour; `None`: the GPU's default.
     pub price: Option<f64>,
+    /// The run's batch ramp; all `None`: the plan's batch throughout.
+    pub ramp: crate::run::PageRamp,
 }
 
 impl Default for Inputs {
@@ -190,6 +193,7 @@ impl Default for Inputs {
             assumptions: AssumptionSet::Practice,
             tokens: None,
             price: None,
+            ramp: [None; crate::run::MAX_RAMP],
         }
     }
 }

@@ -219,6 +219,10 @@ impl Inputs {
                 Some(t) => self.tokens = Some(t),
                 None => return Err("training tokens must be a number in 1e6–1e18"),
             },
+            "ramp" => match crate::run::page_ramp(v) {
+                Ok(r) => self.ramp = r,
+                Err(_) => return Err("a batch ramp is TOKENS:BATCH,... from 0, at most 4 phases"),
+            },
             "price" => match parse_f64(v, 0.0, 1e4) {
                 Some(p) => self.price = Some(p),
                 None => return Err("the price per GPU-hour must be a number in 0–10000"),
@@ -310,6 +314,9 @@ impl Inputs {
         }
         if let Some(p) = self.price {
             put("price", &p);
+        }
+        if self.ramp[0].is_some() {
+            put("ramp", &crate::run::ramp_text(&self.ramp));
         }
         if self.compare != d.compare {
             put("cmp", &self.compare.name());

@@ -597,7 +597,8 @@ fn the_whole_run_card() {
     // One ramp phase, and interruption marks.
     let marks = b.exec(
         "const s = document.querySelector('[data-testid=run-strip]');
-         return [s.querySelectorAll('rect').length, s.querySelectorAll('line').length];",
+         const p = s.querySelector('path');
+         return [s.querySelectorAll('rect').length, p ? p.getAttribute('d').split('M').length - 1 : 0];",
         &[],
     );
     assert_eq!(marks[0], 1);
@@ -606,7 +607,9 @@ fn the_whole_run_card() {
     let cost0 = b.text("run-cost");
     set(&b, "run-price", "5", "change");
     b.wait(
-        &format!("return document.querySelector('[data-testid=run-cost]').textContent != '{cost0}'"),
+        &format!(
+            "return document.querySelector('[data-testid=run-cost]').textContent != '{cost0}'"
+        ),
         WAIT,
     );
     let priced = Inputs {
@@ -614,7 +617,10 @@ fn the_whole_run_card() {
         ..i
     };
     let r5 = core_run(&priced);
-    assert!((r5.cost - 2.0 * r.cost).abs() < 1e-6 * r.cost, "$5 is twice $2.50");
+    assert!(
+        (r5.cost - 2.0 * r.cost).abs() < 1e-6 * r.cost,
+        "$5 is twice $2.50"
+    );
     b.wait("return location.search.includes('price=5')", WAIT);
     // The token budget slider: 10^12 tokens.
     set(&b, "run-tokens", "12", "input");
