@@ -3,7 +3,6 @@
 //! over time (ramp phases, checkpoints, expected interruptions). The
 //! numbers and the strip's positions come from `core::run`.
 
-use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
 use leptos::prelude::*;
 use plan3d_core::{
     planner,
@@ -17,9 +16,6 @@ use crate::fmt;
 
 /// Interruption marks drawn at most (beyond, one mark stands for several).
 const MARKS: usize = 60;
-/// The card follows the inputs once they are still this long: a slider
-/// drag never waits for it, and the plans above update in the same frame.
-const SETTLE_MS: u64 = 120;
 
 /// The run card.
 #[component]
@@ -31,33 +27,15 @@ pub fn RunCard(
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let (typed, committed) = field_handlers(inputs, set, notices);
-    // Bumped once the inputs have been still for SETTLE_MS.
-    let settled = RwSignal::new(0_u32);
-    let pending = StoredValue::new(None::<TimeoutHandle>);
-    Effect::new(move |_| {
-        inputs.track();
-        if let Some(h) = pending.get_value() {
-            h.clear();
-        }
-        let h = set_timeout_with_handle(
-            move || settled.update(|n| *n += 1),
-            std::time::Duration::from_millis(SETTLE_MS),
-        )
-        .ok();
-        pending.set_value(h);
-    });
     let run = Memo::new(move |_| {
-        settled.track();
-        untrack(|| {
-            let plan = shown(inputs, outputs, optimum)?.plan;
-            outputs.with(|o| {
-                let o = (*o.0).as_ref().ok()?;
-                Some(
-                    inputs
-                        .with(|i| planner::whole_run(i, o, &plan))
-                        .map_err(|e| e.to_string()),
-                )
-            })
+        let plan = shown(inputs, outputs, optimum)?.plan;
+        outputs.with(|o| {
+            let o = (*o.0).as_ref().ok()?;
+            Some(
+                inputs
+                    .with(|i| planner::whole_run(i, o, &plan))
+                    .map_err(|e| e.to_string()),
+            )
         })
     });
     // The token budget's slider, log10 of tokens: the plan's budget.
