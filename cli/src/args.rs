@@ -183,6 +183,10 @@ pub(crate) struct PracticeArgs {
     /// adam-8bit, sgd-momentum.
     #[arg(long)]
     pub(crate) optimizer: Option<String>,
+    /// The layers' GEMMs: bf16 (default) or fp8 (H100, H200, B200, GB200;
+    /// FP8 efficiency is an unvalidated assumption)
+    #[arg(long)]
+    pub(crate) precision: Option<String>,
 }
 
 impl PracticeArgs {
@@ -205,6 +209,7 @@ impl PracticeArgs {
             global_batch: self.global_batch,
             tokens: self.tokens,
             optimizer: self.optimizer.clone(),
+            precision: self.precision.clone(),
         }
     }
 }

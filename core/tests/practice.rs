@@ -389,6 +389,70 @@ fn zero_r_partitions_and_offloads_checkpoints() {
     assert!(err.contains("full recomputation"), "{err}");
 }
 
+/// FP8 (`--precision fp8`): the linear layers' GEMMs at the FP8 peak
+/// (1979 of H100's 989 Tflop/s), attention and the logit layer at BF16;
+/// two more bytes per layer parameter for the cached FP8 weights and
+/// their transpose; no FP8 on an A100.
+#[test]
+fn fp8_runs_the_linear_gemms_at_the_fp8_peak() {
+    use plan3d_core::cost::assumptions::{kernel_fit, Compute};
+    let m = GPT3;
+    let hw = h100();
+    let c = Config {
+        data: 8,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 4,
+        sequence_parallel: true,
+        zero: Zero::Three,
+        activation: ActivationModel::Selective,
+        ..Config::default()
+    };
+    let bf = Assumptions::PRACTICE;
+    let f8 = Assumptions {
+        compute: Compute::Fp8,
+        ..bf
+    };
+    let (eb, e8) = (
+        evaluate_with(&m, &hw, &c, &bf).unwrap(),
+        evaluate_with(&m, &hw, &c, &f8).unwrap(),
+    );
+    let eff = kernel_fit(&hw.gpu).gemm_efficiency;
+    let tokens = 2048.0;
+    let logits =
+        3.0 * step::logit_forward_flops_per_token(&m, bf.work) * tokens / (8.0 * 989e12 * eff);
+    let linear = 2.0 * m.layer_params();
+    let all = step::layer_forward_flops_per_token(&m, bf.work)
+        + step::recomputed_attention(&m, ActivationModel::Selective) / 3.0;
+    let ratio = (linear / 1979e12 + (all - linear) / 989e12) / (all / 989e12);
+    let (pb, p8) = (eb.step_parts.unwrap(), e8.step_parts.unwrap());
+    let layers_b = pb.compute - 4.0 * logits;
+    let layers_8 = p8.compute - 4.0 * logits;
+    assert!(
+        close(layers_8, layers_b * ratio, 1e-9),
+        "{layers_8} vs {}",
+        layers_b * ratio
+    );
+    assert!(ratio > 0.5 && ratio < 0.6);
+    // The same work: model flops unchanged.
+    assert_eq!(eb.model_flops_per_step, e8.model_flops_per_step);
+    // Memory: 2 bytes per layer parameter of the shard (96 layers / t = 8).
+    let (sb, s8) = (eb.stages.heaviest(), e8.stages.heaviest());
+    assert!(close(
+        s8.weights.0 - sb.weights.0,
+        2.0 * 96.0 * m.layer_params() / 8.0,
+        1e-12
+    ));
+    // No FP8 tensor cores on the A100.
+    let a100 = Hardware {
+        gpu: hardware::A100_80GB,
+        node_size: Some(8),
+        ..Hardware::default()
+    };
+    let err = evaluate_with(&m, &a100, &c, &f8).unwrap_err().to_string();
+    assert!(err.contains("FP8"), "{err}");
+}
+
 /// Practice shards whole heads: a tensor degree that does not divide the
 /// key/value heads is an error, not a number.
 #[test]

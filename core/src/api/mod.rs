@@ -259,6 +259,10 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         }
         a.tokens = Some(t);
     }
+    if let Some(c) = &r.precision {
+        a.compute = crate::cost::assumptions::Compute::parse(c)
+            .map_err(|_| ApiError(format!("unknown precision '{c}': use bf16 or fp8")))?;
+    }
     if let Some(o) = &r.optimizer {
         a.precision = Precision::parse(o).map_err(|_| {
             ApiError(format!(

@@ -337,6 +337,8 @@ pub struct EvaluationReport {
     pub pipeline_schedule: String,
     /// ZeRO-R checkpoints: `none`, `pa`, `pa-cpu`.
     pub zero_r: String,
+    /// The layers' GEMMs: `bf16` or `fp8`.
+    pub precision: String,
     /// One step, seconds.
     pub step_seconds: f64,
     /// Tokens per second.
@@ -440,6 +442,7 @@ impl EvaluationReport {
             recompute: c.activation.name().to_string(),
             pipeline_schedule: c.pipeline_schedule.name().to_string(),
             zero_r: c.zero_r.name().to_string(),
+            precision: e.compute.name().to_string(),
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,
             tokens: e.tokens,

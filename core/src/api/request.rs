@@ -120,6 +120,10 @@ pub struct PracticeRequest {
     /// Training state: `mixed-adam` (18 bytes per parameter, default),
     /// `fp32-adam`, `adam-8bit`, `sgd-momentum`.
     pub optimizer: Option<String>,
+    /// The layers' GEMMs: `bf16` (default) or `fp8` (H100, H200, B200,
+    /// GB200; an unvalidated assumption, see `Compute::Fp8`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub precision: Option<String>,
 }
 
 impl Default for PracticeRequest {
@@ -135,6 +139,7 @@ impl Default for PracticeRequest {
             global_batch: None,
             tokens: None,
             optimizer: None,
+            precision: None,
         }
     }
 }

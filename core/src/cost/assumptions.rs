@@ -8,7 +8,7 @@
 //! may set them one by one (the practice timing with an 8-bit optimizer, say).
 
 use crate::hardware::Gpu;
-use crate::units::Bytes;
+use crate::units::{Bytes, FlopPerSec};
 
 /// The named settings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -219,6 +219,68 @@ pub struct KernelFit {
 /// Element-wise traffic per stored activation byte (fitted, see [`KernelFit`]).
 pub const ELEMENTWISE_TRAFFIC: f64 = 1.75;
 
+/// The number format of the transformer layers' GEMMs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compute {
+    /// BF16 everywhere (the calibrated setting).
+    #[default]
+    Bf16,
+    /// FP8 for the linear layers' GEMMs (QKV, projection, MLP: forward,
+    /// input and weight gradients), as Transformer Engine's
+    /// `fp8_autocast` and DeepSeek-V3 (arXiv 2412.19437 sec. 3.3) run
+    /// them; attention, the logit layer, norms and the optimizer stay in
+    /// BF16/FP32. The linear GEMMs run at the GPU's FP8 peak times the same
+    /// fitted efficiency as BF16: no FP8 run is in the calibration set, so
+    /// this is an unvalidated assumption (real FP8 runs gain less than 2×).
+    Fp8,
+}
+
+impl Compute {
+    /// Both formats.
+    pub const ALL: [Self; 2] = [Self::Bf16, Self::Fp8];
+
+    /// Stable name: `bf16`, `fp8`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bf16 => "bf16",
+            Self::Fp8 => "fp8",
+        }
+    }
+
+    /// Parses [`Self::name`], case-insensitive.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, crate::Error> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(crate::Error::Unknown {
+                what: "compute precision",
+            })
+    }
+}
+
+/// A GPU's dense FP8 peak (the vendors' data sheets, without sparsity:
+/// H100 and H200 SXM 1979 Tflop/s, B200 4.5 Pflop/s, GB200's Blackwell
+/// GPU 5 Pflop/s); `None` for GPUs without FP8 tensor cores (A100).
+#[must_use]
+pub fn fp8_peak(gpu: &Gpu) -> Option<FlopPerSec> {
+    match gpu.name {
+        "h100-sxm" | "h200" => Some(FlopPerSec(1979e12)),
+        "b200" => Some(FlopPerSec(4500e12)),
+        "gb200" => Some(FlopPerSec(5000e12)),
+        _ => None,
+    }
+}
+
+/// Extra bytes per linear-layer parameter that FP8 training keeps: the
+/// weights cast to FP8 and their transpose (Transformer Engine caches both
+/// for the forward and the backward GEMMs on Hopper).
+pub const FP8_WEIGHT_CACHE_BYTES: f64 = 2.0;
+
 /// The fitted kernel model of a GPU (see [`KernelFit`] for the fit).
 #[must_use]
 pub fn kernel_fit(gpu: &Gpu) -> KernelFit {
@@ -275,6 +337,8 @@ pub struct Assumptions {
     /// Training tokens per parameter when no token budget is given;
     /// `None`: the paper's fixed work (10⁵ steps at the critical batch).
     pub tokens_per_param: Option<f64>,
+    /// The number format of the layers' GEMMs (practice timing).
+    pub compute: Compute,
 }
 
 impl Assumptions {
@@ -293,6 +357,7 @@ impl Assumptions {
         reserve: Bytes(0.0),
         tokens: None,
         tokens_per_param: None,
+        compute: Compute::Bf16,
     };
 
     /// Today's practice.
@@ -328,6 +393,7 @@ impl Assumptions {
         reserve: Bytes(3.0 * crate::units::GIB),
         tokens: None,
         tokens_per_param: Some(20.0),
+        compute: Compute::Bf16,
     };
 }
 

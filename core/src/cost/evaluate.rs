@@ -46,6 +46,8 @@ pub struct Evaluation {
     pub time: Seconds,
     /// The named setting of the knobs evaluated with.
     pub assumptions: AssumptionSet,
+    /// The number format of the layers' GEMMs.
+    pub compute: crate::cost::assumptions::Compute,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -136,6 +138,13 @@ pub fn evaluate_with(
     a: &Assumptions,
 ) -> Result<Evaluation, Error> {
     validate(model, hw, cfg)?;
+    if a.compute == crate::cost::assumptions::Compute::Fp8
+        && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
+    {
+        return Err(Error::Incompatible {
+            what: "this GPU has no FP8 tensor cores (FP8 needs an H100, H200, B200 or GB200)",
+        });
+    }
     match a.timing {
         Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
         Timing::Seconds => by_seconds(model, hw, cfg, a),
@@ -297,6 +306,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         total_flops,
         time,
         assumptions: a.set,
+        compute: a.compute,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -379,6 +389,7 @@ fn by_seconds(
         total_flops: Flop(hardware_flops * steps),
         time: Seconds(step.0 * steps),
         assumptions: a.set,
+        compute: a.compute,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

@@ -379,10 +379,16 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         Some(v) if stage + 1 == cfg.pipe => 4.0 * tokens * f64::from(v) / t,
         _ => 0.0,
     };
+    // FP8: the layers' weights cast to FP8 and transposed, cached.
+    let fp8_cache = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+        layer_w * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
+    } else {
+        0.0
+    };
     StageMemory {
         stage,
         layers,
-        weights: Bytes(params * bw / sw + gathered),
+        weights: Bytes(params * bw / sw + gathered + fp8_cache),
         gradients: Bytes(params * bg / sg),
         optimizer: Bytes(params * bo / so),
         activations: Bytes(kept * tokens * f64::from(layers) * in_flight),

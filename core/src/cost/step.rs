@@ -15,7 +15,9 @@
 //!
 //! Each time here is per micro-batch on one GPU of the heaviest stage.
 
-use crate::cost::assumptions::{kernel_fit, Assumptions, KernelModel, WorkCount, Zero};
+use crate::cost::assumptions::{
+    fp8_peak, kernel_fit, Assumptions, Compute, KernelModel, WorkCount, Zero,
+};
 use crate::cost::config::{Config, PipelineSchedule, ZeroR};
 use crate::hardware::{Hardware, Link};
 use crate::memory::ActivationModel;
@@ -306,6 +308,17 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
     (layers * model.layer_params() / t, ends * embed / t)
 }
 
+/// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under
+/// [`Compute::Fp8`], else its BF16 peak (the FP8 check is
+/// [`super::evaluate_with`]'s).
+#[must_use]
+pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
+    match (a.compute, fp8_peak(&hw.gpu)) {
+        (Compute::Fp8, Some(p)) => p.0,
+        _ => hw.gpu.peak.0,
+    }
+}
+
 /// A floor on the heaviest device's time per micro-batch for tensor
 /// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
 /// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
@@ -333,9 +346,11 @@ pub fn micro_batch_floor(
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let elementwise =
         traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
+    let linear = 2.0 * model.layer_params();
+    let attention = layer_forward_flops_per_token(model, a.work) - linear;
     f64::from(model.layers) / f64::from(pipe)
-        * (3.0 * layer_forward_flops_per_token(model, a.work) * tokens
-            / (t * hw.gpu.peak.0 * gemm_eff)
+        * (3.0 * tokens / (t * gemm_eff)
+            * (linear / linear_peak(hw, a) + attention / hw.gpu.peak.0)
             + elementwise)
 }
 
@@ -371,8 +386,16 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
     let layer_traffic = traffic * (rep / t_sp + (split + scores) / t) * tokens * passes;
-    let layer_time =
-        passes * per_layer_fwd * tokens / (t * peak * gemm_eff) + layer_traffic / mem_bw;
+    // The linear layers' GEMMs at the linear peak (FP8 or BF16), the
+    // attention's at BF16.
+    let linear = 2.0 * model.layer_params();
+    let lin_peak = linear_peak(hw, a);
+    let layer_gemm = if a.compute == Compute::Bf16 {
+        passes * per_layer_fwd * tokens / (t * peak * gemm_eff)
+    } else {
+        passes * tokens / (t * gemm_eff) * (linear / lin_peak + (per_layer_fwd - linear) / peak)
+    };
+    let layer_time = layer_gemm + layer_traffic / mem_bw;
     let logit_time =
         3.0 * logit_forward_flops_per_token(model, a.work) * tokens / (t * peak * gemm_eff);
     let stage_time = |stage: u32| {
@@ -398,7 +421,6 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     } else {
         (last_layers, last_logits)
     };
-    let layer_gemm = passes * per_layer_fwd * tokens / (t * peak * gemm_eff);
     let compute_mb = heavy_layers * layer_gemm + heavy_logits;
     let elementwise_mb = heavy_layers * layer_traffic / mem_bw;
     let even = (f64::from(model.layers) * layer_time + logit_time) / p;

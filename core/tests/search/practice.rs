@@ -110,13 +110,15 @@ proptest! {
         batch in prop::sample::select(vec![32u64, 48, 64]),
         mem in prop::sample::select(vec![0.05, 0.2, 80.0]),
         flash in any::<bool>(),
+        fp8 in any::<bool>(),
     ) {
         prop_assume!(heads % kv_div == 0);
         let m = small(heads, kv_div, layers, seq, head_size);
         let mut gpu = hardware::H100_SXM;
         gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
         let hw = Hardware { gpu, node_size: Some(8), network: Network::InfiniBand400, ..Hardware::default() };
-        let a = Assumptions { flash_attention: flash, reserve: plan3d_core::units::Bytes(0.0), ..Assumptions::PRACTICE };
+        let compute = if fp8 { plan3d_core::cost::assumptions::Compute::Fp8 } else { plan3d_core::cost::assumptions::Compute::Bf16 };
+        let a = Assumptions { flash_attention: flash, reserve: plan3d_core::units::Bytes(0.0), compute, ..Assumptions::PRACTICE };
         let c = Constraints { exact_gpus: Some(gpus), ..Constraints::default() };
         let space = Space { global_batch: Some(batch), ..Space::default() };
         let found = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
