@@ -183,6 +183,10 @@ pub(crate) struct PracticeArgs {
     /// adam-8bit, sgd-momentum.
     #[arg(long)]
     pub(crate) optimizer: Option<String>,
+    /// Context-parallel degree: each sequence split over this many GPUs
+    /// (ring attention)
+    #[arg(long)]
+    pub(crate) context_parallel: Option<u32>,
     /// The layers' GEMMs: bf16 (default) or fp8 (H100, H200, B200, GB200;
     /// FP8 efficiency is an unvalidated assumption)
     #[arg(long)]
@@ -209,6 +213,7 @@ impl PracticeArgs {
             global_batch: self.global_batch,
             tokens: self.tokens,
             optimizer: self.optimizer.clone(),
+            context_parallel: self.context_parallel,
             precision: self.precision.clone(),
         }
     }

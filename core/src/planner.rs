@@ -178,12 +178,20 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         gib(h.reserve)
     ));
     v.push(format!(
-        "ZeRO-{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
+        "ZeRO-{}{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
         crate::cost::step::zero_of(&c).stage(),
         if c.sequence_parallel {
             ", sequence parallel"
         } else {
             ""
+        },
+        if c.context > 1 {
+            format!(
+                ", context parallel over {} GPUs (ring exchange exposed {:.2} s)",
+                c.context, p.context
+            )
+        } else {
+            alloc::string::String::new()
         },
         c.activation.name(),
         e.tokens_per_second / 1e6,

@@ -181,7 +181,7 @@ proptest! {
                 assumptions: if practice { "practice".into() } else { "paper".into() },
                 virtual_stages: v, sequence_parallel: sp, zero, recompute,
                 pipeline_schedule: schedule, zero_r,
-                global_batch: gb, tokens, optimizer: None, precision: if practice && v == Some(2) { Some("fp8".into()) } else { None },
+                global_batch: gb, tokens, optimizer: None, precision: if practice && v == Some(2) { Some("fp8".into()) } else { None }, context_parallel: v.filter(|&x| x == 3).map(|_| 2),
             },
         };
         round_trip(&r);

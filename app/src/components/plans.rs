@@ -15,7 +15,12 @@ use crate::fmt;
 /// "n_b × n_l × n_a" of a plan.
 pub fn config_text(p: &Plan) -> String {
     let c = p.evaluation.config;
-    format!("{} × {} × {}", c.data, c.pipe, c.tensor)
+    if c.context > 1 {
+        // Context parallelism multiplies the GPUs too.
+        format!("{} × {} × {} × CP{}", c.data, c.pipe, c.tensor, c.context)
+    } else {
+        format!("{} × {} × {}", c.data, c.pipe, c.tensor)
+    }
 }
 
 /// Text for markup: `&`, `<`, `>` and `"` escaped.

@@ -357,6 +357,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
             .map(zero_r)
             .transpose()?
             .unwrap_or_default(),
+        context: p.context_parallel.unwrap_or(1),
     };
     if let Some(rc) = &p.recompute {
         cfg.activation = recompute(rc)?;
@@ -440,6 +441,7 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
                 .map(pipeline_schedule)
                 .transpose()?,
             zero_r: p.zero_r.as_deref().map(zero_r).transpose()?,
+            context: p.context_parallel,
             global_batch: p.global_batch,
         };
         let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
@@ -503,6 +505,7 @@ fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         zero: zero_stage(&e.zero)?,
         pipeline_schedule: pipeline_schedule(&e.pipeline_schedule)?,
         zero_r: zero_r(&e.zero_r)?,
+        context: e.context_parallel,
     })
 }
 

@@ -246,6 +246,8 @@ pub struct StepReport {
     pub optimizer: f64,
     /// ZeRO-R P_a+cpu checkpoint copies left exposed.
     pub offload: f64,
+    /// Context parallelism's ring exchange left exposed.
+    pub context: f64,
 }
 
 /// One transfer against its link.
@@ -339,6 +341,8 @@ pub struct EvaluationReport {
     pub zero_r: String,
     /// The layers' GEMMs: `bf16` or `fp8`.
     pub precision: String,
+    /// Context-parallel degree (1: none).
+    pub context_parallel: u32,
     /// One step, seconds.
     pub step_seconds: f64,
     /// Tokens per second.
@@ -443,6 +447,7 @@ impl EvaluationReport {
             pipeline_schedule: c.pipeline_schedule.name().to_string(),
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
+            context_parallel: c.context,
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,
             tokens: e.tokens,
@@ -458,6 +463,7 @@ impl EvaluationReport {
                 data: p.data,
                 optimizer: p.optimizer,
                 offload: p.offload,
+                context: p.context,
             }),
         }
     }

@@ -120,6 +120,11 @@ pub struct PracticeRequest {
     /// Training state: `mixed-adam` (18 bytes per parameter, default),
     /// `fp32-adam`, `adam-8bit`, `sgd-momentum`.
     pub optimizer: Option<String>,
+    /// Context-parallel degree: each sequence split over this many GPUs
+    /// (ring attention); free in a search (tried for sequences of 32 k
+    /// tokens and more), 1 in an evaluation.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub context_parallel: Option<u32>,
     /// The layers' GEMMs: `bf16` (default) or `fp8` (H100, H200, B200,
     /// GB200; an unvalidated assumption, see `Compute::Fp8`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
@@ -139,6 +144,7 @@ impl Default for PracticeRequest {
             global_batch: None,
             tokens: None,
             optimizer: None,
+            context_parallel: None,
             precision: None,
         }
     }

@@ -221,6 +221,11 @@ pub struct Config {
     /// ZeRO-R activation checkpoints: partitioned, offloaded (practice).
     #[cfg_attr(feature = "serde", serde(default))]
     pub zero_r: ZeroR,
+    /// Context-parallel degree (practice): each sequence split over this
+    /// many GPUs, attention by ring exchange of keys and values
+    /// (Megatron-Core's context parallelism). 1: none.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub context: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -244,6 +249,7 @@ impl Default for Config {
             zero: Zero::None,
             pipeline_schedule: PipelineSchedule::OneFOneB,
             zero_r: ZeroR::None,
+            context: 1,
         }
     }
 }
@@ -255,10 +261,13 @@ impl Config {
         u64::from(self.data) * u64::from(self.micro_batches) * u64::from(self.micro_batch)
     }
 
-    /// GPU count n_gpu = n_b · n_l · n_a.
+    /// GPU count n_gpu = n_b · n_l · n_a (· the context-parallel degree).
     #[must_use]
     pub fn gpus(&self) -> u64 {
-        u64::from(self.data) * u64::from(self.pipe) * u64::from(self.tensor)
+        u64::from(self.data)
+            * u64::from(self.pipe)
+            * u64::from(self.tensor)
+            * u64::from(self.context.max(1))
     }
 }
 
@@ -275,6 +284,20 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         model.layers.into(),
     )?;
     check_count("tensor-parallel degree", cfg.tensor.into(), 1, MAX_DEGREE)?;
+    check_count(
+        "context-parallel degree",
+        cfg.context.into(),
+        1,
+        model.seq_len.into(),
+    )?;
+    if model.seq_len % cfg.context != 0 {
+        return Err(Error::NotDivisible {
+            what: "context-parallel degree",
+            value: cfg.context.into(),
+            of: "sequence length",
+            total: model.seq_len.into(),
+        });
+    }
     check_count("micro-batch size", cfg.micro_batch.into(), 1, MAX_DEGREE)?;
     check_count("micro-batch count", cfg.micro_batches.into(), 1, MAX_DEGREE)?;
     check_count("GPU count", cfg.gpus(), 1, MAX_GPUS)?;

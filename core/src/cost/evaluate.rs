@@ -146,6 +146,9 @@ pub fn evaluate_with(
         });
     }
     match a.timing {
+        Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {
+            what: "context parallelism is a practice knob: the paper's model has none",
+        }),
         Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
         Timing::Seconds => by_seconds(model, hw, cfg, a),
     }

@@ -355,7 +355,8 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
     use crate::cost::step;
     let (layer_w, ends_w) = step::stage_params(model, cfg, stage);
     let params = layer_w + ends_w;
-    let d = f64::from(cfg.data);
+    // The optimizer state is sharded over the data and context ranks.
+    let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
     let t = f64::from(cfg.tensor);
     let zero = step::zero_of(cfg);
     let (sw, sg, so) = zero.shards(d);
@@ -366,7 +367,9 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         _ => 0.0,
     };
     let layers = step::stage_layers(model.layers, cfg.pipe, cfg.virtual_stages, stage);
-    let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len);
+    // A 1/cp share of each sequence's tokens (context parallelism).
+    let tokens =
+        f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
     let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
     let in_flight = step::in_flight(cfg, stage);
     let checkpoints = f64::from(layers) * in_flight * tokens;

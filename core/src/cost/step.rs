@@ -43,6 +43,9 @@ pub struct StepTime {
     /// ZeRO-R P_a+cpu: checkpoint copies to and from CPU memory left
     /// exposed.
     pub offload: f64,
+    /// Context parallelism: the ring exchange of keys and values left
+    /// exposed by the attention it overlaps.
+    pub context: f64,
     /// The parallel-model's load imbalance: the heaviest stage's extra
     /// layers and the logit layer, relative to an even split (already in
     /// `compute` and `elementwise`; reported for the overheads).
@@ -61,6 +64,7 @@ impl StepTime {
             + self.data
             + self.optimizer
             + self.offload
+            + self.context
     }
 }
 
@@ -323,7 +327,8 @@ pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
 /// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
 /// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
 /// layers without recomputation, the activations as split as sequence
-/// parallelism makes them. The search prunes with it.
+/// parallelism makes them, a 1/`context` share of each sequence. The
+/// search prunes with it.
 #[must_use]
 pub fn micro_batch_floor(
     model: &ModelShape,
@@ -332,6 +337,7 @@ pub fn micro_batch_floor(
     tensor: u32,
     pipe: u32,
     micro_batch: u32,
+    context: u32,
 ) -> f64 {
     let (gemm_eff, traffic) = match a.kernel {
         KernelModel::Flat => (hw.kernel_efficiency, 0.0),
@@ -342,7 +348,7 @@ pub fn micro_batch_floor(
         KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
     };
     let t = f64::from(tensor);
-    let tokens = f64::from(micro_batch) * f64::from(model.seq_len);
+    let tokens = f64::from(micro_batch) * f64::from(model.seq_len) / f64::from(context.max(1));
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let elementwise =
         traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
@@ -365,7 +371,10 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     );
     let m = f64::from(cfg.micro_batches);
     let v = f64::from(cfg.virtual_stages);
-    let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len);
+    // Each GPU computes a 1/cp share of each sequence's tokens (context
+    // parallelism); every per-token cost below follows.
+    let cp = f64::from(cfg.context.max(1));
+    let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len) / cp;
     let dm = model.width() as f64;
     let peak = hw.gpu.peak.0;
     let (gemm_eff, traffic) = match a.kernel {
@@ -453,11 +462,35 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         tensor_comm
     };
 
+    // Context parallelism (ring attention): each layer passes its key and
+    // value chunk around the ring, (cp−1)/cp of a sequence's K and V per
+    // GPU forward, and again with their gradients backward (3 times in
+    // all, 4 with full recomputation), each 2·kv·b·s/t·2 bytes; over
+    // NVLink while t·cp fits a node (ranks ordered tensor, context, data,
+    // pipeline, as Megatron-Core), else the network; overlapped with the
+    // attention it feeds.
+    let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+    let context_mb = if cfg.context > 1 {
+        let kv = f64::from(model.kv_heads) * f64::from(model.head_size);
+        let passes_kv = if recomputes { 4.0 } else { 3.0 };
+        let bytes = passes_kv * (cp - 1.0) / cp
+            * 2.0
+            * kv
+            * 2.0
+            * f64::from(cfg.micro_batch)
+            * f64::from(model.seq_len)
+            / t;
+        let link = per_direction(hw, a, t * cp <= node);
+        let attention = passes * (per_layer_fwd - linear) * tokens / (t * peak * gemm_eff);
+        heavy_layers * (bytes / link - attention).max(0.0)
+    } else {
+        0.0
+    };
+
     // Pipeline sends: one activation forward and one gradient backward per
     // micro-batch and chunk, 2·b·s·d_m/t bytes (split over the tensor
     // ranks: sequence parallelism, or PTD-P's scatter/gather).
-    let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
-    let pipe_bw = per_direction(hw, a, t * d * p <= node);
+    let pipe_bw = per_direction(hw, a, t * cp * d * p <= node);
     let send_mb = if cfg.pipe > 1 {
         2.0 * v * (2.0 * tokens * dm / t) / pipe_bw
     } else {
@@ -465,7 +498,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
 
     let bubble = bubble_fraction(cfg, model.layers);
-    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb;
+    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb + context_mb;
     let slots = m * (1.0 + bubble);
 
     // Data parallelism. Gradients of the heaviest device (one tensor
@@ -477,6 +510,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let (layer_w, ends_w) = stage_params(model, cfg, 0);
     let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
     let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
+    // The gradients are reduced over the data and context ranks (they hold
+    // the same weights).
+    let d = d * cp;
     let data_bw = per_direction(hw, a, t * d <= node);
     let grad = params * a.gradient_reduce_bytes;
     let weights = params * 2.0;
@@ -550,6 +586,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         data,
         optimizer,
         offload,
+        context: m * context_mb,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
     }
 }

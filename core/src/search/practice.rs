@@ -84,11 +84,32 @@ pub struct Space {
     pub pipeline_schedule: Option<PipelineSchedule>,
     /// ZeRO-R activation checkpoints (full recomputation only).
     pub zero_r: Option<ZeroR>,
+    /// Context-parallel degree (searched for sequences of [`LONG_SEQUENCE`]
+    /// tokens and more: powers of two leaving at least 4 k tokens per GPU).
+    pub context: Option<u32>,
     /// The global batch in sequences.
     pub global_batch: Option<u64>,
 }
 
 const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
+
+/// From this sequence length on, the search tries context parallelism.
+pub const LONG_SEQUENCE: u32 = 32_768;
+
+/// The context-parallel degrees tried for a model.
+fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
+    match space.context {
+        Some(c) => alloc::vec![u64::from(c)],
+        None if model.seq_len >= LONG_SEQUENCE => {
+            let s = u64::from(model.seq_len);
+            (0..8)
+                .map(|k| 1u64 << k)
+                .filter(|cp| s % cp == 0 && s / cp >= 4096)
+                .collect()
+        }
+        None => alloc::vec![1],
+    }
+}
 const RECOMPUTE: [ActivationModel; 3] = [
     ActivationModel::None,
     ActivationModel::Selective,
@@ -209,16 +230,17 @@ pub fn practice(
             c.tensor
                 .map_or(t == 1 || par.tensor(), |f| u64::from(f) == t)
         });
-    for t in tensors {
+    let contexts = context_degrees(model, space);
+    for (t, cp) in tensors.flat_map(|t| contexts.iter().map(move |&cp| (t, cp))) {
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
             None if !par.pipe() => alloc::vec![1],
             None => pipe_degrees(layers)
-                .filter(|p| c.exact_gpus.is_none_or(|n| n % (t * p) == 0))
+                .filter(|p| c.exact_gpus.is_none_or(|n| n % (t * cp * p) == 0))
                 .collect(),
         };
         for p in pipes {
-            let per_replica = t * p;
+            let per_replica = t * cp * p;
             if c.max_gpus.is_some_and(|g| per_replica > g) {
                 continue;
             }
@@ -233,9 +255,9 @@ pub fn practice(
             {
                 let b = u64::from(b);
                 let mb_floor = crate::cost::step::micro_batch_floor(
-                    model, hw, a, t as u32, p as u32, b as u32,
+                    model, hw, a, t as u32, p as u32, b as u32, cp as u32,
                 );
-                let activations = activation_floor(model, space, a, t, b);
+                let activations = activation_floor(model, space, a, t, b) / cp as f64;
                 for d in data_degrees(c, space, per_replica, b, batch_limit) {
                     if !par.data() && d > 1 {
                         continue;
@@ -259,7 +281,8 @@ pub fn practice(
                     if m == 0 || m < p {
                         continue;
                     }
-                    if state_floor(model, space, a, method, t, p, d) + activations > hw.gpu.memory.0
+                    if state_floor(model, space, a, method, t, p, d * cp) + activations
+                        > hw.gpu.memory.0
                     {
                         continue;
                     }
@@ -275,6 +298,7 @@ pub fn practice(
                     };
                     cands.push(Candidate {
                         t,
+                        cp,
                         p,
                         b,
                         d,
@@ -344,6 +368,7 @@ pub fn practice(
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     t: u64,
+    cp: u64,
     p: u64,
     b: u64,
     d: u64,
@@ -451,7 +476,9 @@ fn evaluate_candidate(
     best: &mut Option<Evaluation>,
     evaluated: &mut u64,
 ) {
-    let Candidate { t, p, b, d, m, .. } = *k;
+    let Candidate {
+        t, cp, p, b, d, m, ..
+    } = *k;
     let layers = model.layers;
     let gpu_memory = hw.gpu.memory.0;
     let stage_layers = u64::from(layers).div_ceil(p);
@@ -522,6 +549,7 @@ fn evaluate_candidate(
                             zero,
                             pipeline_schedule: space.pipeline_schedule.unwrap_or_default(),
                             zero_r,
+                            context: u32::try_from(cp).unwrap_or(u32::MAX),
                         };
                         // Memory first: cheaper than the step.
                         let heavy = Stages::of(model, &cfg, a).heaviest();

@@ -19,12 +19,23 @@ fn brute(
 ) -> Option<Evaluation> {
     let mut best: Option<Evaluation> = None;
     let node = u64::from(hw.node_size.unwrap());
-    for t in 1..=node.min(u64::from(m.heads)) {
+    let s = u64::from(m.seq_len);
+    let cps: Vec<u64> = if m.seq_len >= plan3d_core::search::practice::LONG_SEQUENCE {
+        (0..8)
+            .map(|k| 1u64 << k)
+            .filter(|cp| s % cp == 0 && s / cp >= 4096)
+            .collect()
+    } else {
+        vec![1]
+    };
+    for (t, cp) in
+        (1..=node.min(u64::from(m.heads))).flat_map(|t| cps.iter().map(move |&cp| (t, cp)))
+    {
         for p in plan3d_core::search::practice::pipe_degrees(m.layers) {
-            if gpus % (t * p) != 0 {
+            if gpus % (t * cp * p) != 0 {
                 continue;
             }
-            let d = gpus / (t * p);
+            let d = gpus / (t * cp * p);
             for b in [1u64, 2, 4, 8] {
                 if batch % (d * b) != 0 {
                     continue;
@@ -63,6 +74,7 @@ fn brute(
                                     zero,
                                     zero_r,
                                     pipeline_schedule: schedule,
+                                    context: cp as u32,
                                     ..Config::default()
                                 };
                                 let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
@@ -134,6 +146,50 @@ proptest! {
             (f, e) => prop_assert!(false, "search {:?} vs brute {:?}", f.map(|r| r.best.evaluation.config), e.map(|e| e.config)),
         }
     }
+}
+
+/// Long sequences: the search tries context parallelism, and agrees with
+/// brute force over it.
+#[test]
+fn practice_search_long_sequences_are_brute_force() {
+    let mut found_cp = false;
+    for (gpus, mem) in [(16u64, 80.0), (32, 80.0), (32, 2.0)] {
+        let m = small(8, 2, 4, 32_768, 64);
+        let mut gpu = hardware::H100_SXM;
+        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+        let hw = Hardware {
+            gpu,
+            node_size: Some(8),
+            network: Network::InfiniBand400,
+            ..Hardware::default()
+        };
+        let a = Assumptions {
+            reserve: plan3d_core::units::Bytes(0.0),
+            ..Assumptions::PRACTICE
+        };
+        let c = Constraints {
+            exact_gpus: Some(gpus),
+            ..Constraints::default()
+        };
+        let space = Space {
+            global_batch: Some(16),
+            ..Space::default()
+        };
+        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
+        let e = brute(&m, &hw, gpus, 16, &a);
+        assert_eq!(f.is_some(), e.is_some());
+        if let (Some(f), Some(e)) = (f, e) {
+            let f = f.best.evaluation;
+            assert!(
+                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+                "{:?} vs {:?}",
+                f.config,
+                e.config
+            );
+            found_cp |= f.config.context > 1;
+        }
+    }
+    assert!(found_cp, "no case chose context parallelism");
 }
 
 /// Fixed cases that have plans, memory tight and loose: the search equals
