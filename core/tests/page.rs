@@ -267,3 +267,23 @@ fn the_practice_optimum_comes_from_the_rows() {
     let out = planner::outputs(&paper).unwrap();
     assert!(planner::practice_optimum(&paper, &out).is_none());
 }
+
+/// `prec=fp8` runs the page's practice plans with FP8 GEMMs: faster on an
+/// H100; on an A100 every row says why there is no plan.
+#[test]
+fn the_page_takes_fp8() {
+    let day = |q: &str| {
+        let (i, n) = Inputs::from_query(q);
+        assert!(n.is_empty(), "{n:?}");
+        outputs(&i).unwrap().plans[0]
+            .1
+            .as_ref()
+            .map(|p| p.evaluation.time.days())
+            .map_err(ToString::to_string)
+    };
+    let bf16 = day("model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=512").unwrap();
+    let fp8 = day("model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=512&prec=fp8").unwrap();
+    assert!(fp8 < bf16, "{fp8} vs {bf16}");
+    let err = day("model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512&prec=fp8").unwrap_err();
+    assert!(err.contains("FP8"), "{err}");
+}

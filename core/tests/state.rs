@@ -90,6 +90,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                     .unwrap(),
                     None => [None; plan3d_core::run::MAX_RAMP],
                 },
+                compute: plan3d_core::cost::assumptions::Compute::ALL[(g + n) % 2],
             },
         )
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use plan3d_core::{
-    cost::AssumptionSet,
+    cost::{assumptions::Compute, AssumptionSet},
     hardware, model,
     planner::METHODS,
     search::Parallelism,
@@ -134,6 +134,15 @@ pub fn Controls(
                 </select>
                 <div class:p3-hidden=move || !inputs.with(Inputs::practice)>
                     {number_field(inputs, typed, committed, ("tokens", "p3-tokens", "tokens", "Training tokens", "e.g. 15.6e12", "20 per parameter"))}
+                    <label for="p3-prec" title="FP8 runs the linear layers' GEMMs at the FP8 peak (H100, H200, B200, GB200); no published FP8 run validates it">"GEMM precision"</label>
+                    <select id="p3-prec" data-testid="prec" prop:value=move || inputs.with(|i| i.compute.name())
+                        on:change=move |e| {
+                            let v = event_target_value(&e);
+                            set(true, Box::new(move |i| if let Ok(c) = Compute::parse(&v) { i.compute = c }));
+                        }>
+                        <option value="bf16">"BF16"</option>
+                        <option value="fp8">"FP8 (unvalidated)"</option>
+                    </select>
                 </div>
             </fieldset>
             <fieldset>

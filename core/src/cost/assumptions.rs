@@ -276,6 +276,10 @@ pub fn fp8_peak(gpu: &Gpu) -> Option<FlopPerSec> {
     }
 }
 
+/// Why FP8 cannot run on a GPU without FP8 tensor cores.
+pub const NO_FP8: &str =
+    "this GPU has no FP8 tensor cores (FP8 needs an H100, H200, B200 or GB200)";
+
 /// Extra bytes per linear-layer parameter that FP8 training keeps: the
 /// weights cast to FP8 and their transpose (Transformer Engine caches both
 /// for the forward and the backward GEMMs on Hopper).

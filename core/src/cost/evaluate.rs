@@ -142,7 +142,7 @@ pub fn evaluate_with(
         && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
     {
         return Err(Error::Incompatible {
-            what: "this GPU has no FP8 tensor cores (FP8 needs an H100, H200, B200 or GB200)",
+            what: crate::cost::assumptions::NO_FP8,
         });
     }
     match a.timing {

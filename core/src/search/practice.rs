@@ -211,6 +211,13 @@ pub fn practice(
     model.validate()?;
     hw.validate()?;
     c.validate()?;
+    if a.compute == crate::cost::assumptions::Compute::Fp8
+        && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
+    {
+        return Err(Error::Incompatible {
+            what: crate::cost::assumptions::NO_FP8,
+        });
+    }
     let heads = u64::from(model.heads);
     let kv = u64::from(model.kv_heads);
     let node = u64::from(hw.node_size.unwrap_or(u32::MAX));

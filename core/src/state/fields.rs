@@ -137,6 +137,7 @@ impl Inputs {
                 .map_or(String::from("20 tokens per parameter"), |t| {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
+            "prec" => String::from(self.compute.name()),
             "ramp" => match self.ramp[0] {
                 Some(_) => crate::run::ramp_text(&self.ramp),
                 None => String::from("the plan's batch throughout"),

@@ -22,6 +22,7 @@
 //! | `assume` | `practice` (today's Megatron-Core, NeMo, torchtitan), `paper` (Lamy-Poirier 2021 exactly) | `practice` |
 //! | `tokens` | (practice) training tokens, e.g. `15.6e12` | 20 per parameter |
 //! | `price` | US dollars per GPU-hour, for the run's cost | per GPU ([`crate::run::default_price`]) |
+//! | `prec` | (practice) the layers' GEMMs: `bf16` or `fp8` (H100, H200, B200, GB200; unvalidated) | `bf16` |
 //! | `ramp` | the run's batch ramp, `TOKENS:BATCH,...` (at most 4 phases), e.g. `0:4Mi,252M:8Mi,2.87T:16Mi` | none: the plan's batch |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
@@ -171,6 +172,8 @@ pub struct Inputs {
     pub price: Option<f64>,
     /// The run's batch ramp; all `None`: the plan's batch throughout.
     pub ramp: crate::run::PageRamp,
+    /// (Practice) the number format of the layers' GEMMs.
+    pub compute: crate::cost::assumptions::Compute,
 }
 
 impl Default for Inputs {
@@ -194,6 +197,7 @@ impl Default for Inputs {
             tokens: None,
             price: None,
             ramp: [None; crate::run::MAX_RAMP],
+            compute: crate::cost::assumptions::Compute::Bf16,
         }
     }
 }
@@ -276,6 +280,7 @@ impl Inputs {
     pub fn knobs(&self) -> Assumptions {
         Assumptions {
             tokens: self.tokens,
+            compute: self.compute,
             ..self.assumptions.knobs()
         }
     }

@@ -219,6 +219,10 @@ impl Inputs {
                 Some(t) => self.tokens = Some(t),
                 None => return Err("training tokens must be a number in 1e6–1e18"),
             },
+            "prec" => match crate::cost::assumptions::Compute::parse(v) {
+                Ok(c) => self.compute = c,
+                Err(_) => return Err("unknown precision (bf16 or fp8)"),
+            },
             "ramp" => match crate::run::page_ramp(v) {
                 Ok(r) => self.ramp = r,
                 Err(_) => return Err("a batch ramp is TOKENS:BATCH,... from 0, at most 4 phases"),
@@ -314,6 +318,9 @@ impl Inputs {
         }
         if let Some(p) = self.price {
             put("price", &p);
+        }
+        if self.compute != d.compute {
+            put("prec", &self.compute.name());
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));
