@@ -312,6 +312,20 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
     (layers * model.layer_params() / t, ends * embed / t)
 }
 
+/// The kernel model's GEMM efficiency and element-wise traffic factor
+/// under `a`: flat (the paper's one efficiency, no traffic), the fitted
+/// model of the GPU, or a given fit.
+fn kernels(hw: &Hardware, a: &Assumptions) -> (f64, f64) {
+    match a.kernel {
+        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
+        KernelModel::Measured => {
+            let fit = kernel_fit(&hw.gpu);
+            (fit.gemm_efficiency, fit.elementwise_traffic)
+        }
+        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
+    }
+}
+
 /// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under
 /// [`Compute::Fp8`], else its BF16 peak (the FP8 check is
 /// [`super::evaluate_with`]'s).
@@ -339,14 +353,7 @@ pub fn micro_batch_floor(
     micro_batch: u32,
     context: u32,
 ) -> f64 {
-    let (gemm_eff, traffic) = match a.kernel {
-        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
-        KernelModel::Measured => {
-            let fit = kernel_fit(&hw.gpu);
-            (fit.gemm_efficiency, fit.elementwise_traffic)
-        }
-        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
-    };
+    let (gemm_eff, traffic) = kernels(hw, a);
     let t = f64::from(tensor);
     let tokens = f64::from(micro_batch) * f64::from(model.seq_len) / f64::from(context.max(1));
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
@@ -377,14 +384,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let tokens = f64::from(cfg.micro_batch) * f64::from(model.seq_len) / cp;
     let dm = model.width() as f64;
     let peak = hw.gpu.peak.0;
-    let (gemm_eff, traffic) = match a.kernel {
-        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
-        KernelModel::Measured => {
-            let fit = kernel_fit(&hw.gpu);
-            (fit.gemm_efficiency, fit.elementwise_traffic)
-        }
-        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
-    };
+    let (gemm_eff, traffic) = kernels(hw, a);
     let mem_bw = hw.bandwidth(Link::GpuMemory).0;
 
     // The heaviest device: the most layers (device 0) and, on the last
