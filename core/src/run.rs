@@ -600,6 +600,10 @@ pub struct Strip {
     pub per_mark: u64,
     /// Checkpoints per day of wall time.
     pub checkpoints_per_day: f64,
+    /// Checkpoints, one mark each (or each `checkpoints_per_mark`).
+    pub checkpoints: Vec<f64>,
+    /// Checkpoints per mark.
+    pub checkpoints_per_mark: u64,
 }
 
 impl Run {
@@ -626,10 +630,23 @@ impl Run {
             .filter(|x| *x < 1.0)
             .collect();
         let interval = self.checkpoint_interval_seconds + self.checkpoint_seconds;
+        // Checkpoints fall every τ of training: ideal / τ of them.
+        let count = if self.checkpoint_interval_seconds > 0.0 {
+            math::floor(self.ideal_seconds / self.checkpoint_interval_seconds) as u64
+        } else {
+            0
+        };
+        let checkpoints_per_mark = count.div_ceil(max).max(1);
+        let checkpoints = (1..=count / checkpoints_per_mark)
+            .map(|k| (k * checkpoints_per_mark) as f64 / count.max(1) as f64)
+            .filter(|x| *x < 1.0)
+            .collect();
         Strip {
             phases,
             interruptions,
             per_mark,
+            checkpoints,
+            checkpoints_per_mark,
             checkpoints_per_day: if interval > 0.0 {
                 86_400.0 / interval * self.goodput
             } else {

@@ -89,6 +89,18 @@ fn llama3_405b_lands_near_what_meta_published() {
         1e-9
     ));
     assert!((85.0..100.0).contains(&r.wall_days()), "{}", r.wall_days());
+    // The strip: three phases end to end, at most 60 marks of each kind,
+    // each standing for the same number of events.
+    let strip = r.strip(60);
+    assert_eq!(strip.phases.len(), 3);
+    assert_eq!(strip.phases[0].0, 0.0);
+    assert!((strip.phases[2].1 - 1.0).abs() < 1e-12);
+    assert!(strip.interruptions.len() <= 60 && strip.checkpoints.len() <= 60);
+    let n = r.expected_interruptions.floor() as u64;
+    assert_eq!(strip.per_mark, n.div_ceil(60));
+    let checkpoints = (r.ideal_seconds / r.checkpoint_interval_seconds).floor() as u64;
+    assert_eq!(strip.checkpoints_per_mark, checkpoints.div_ceil(60));
+    assert!(strip.checkpoints.windows(2).all(|w| w[0] < w[1]));
 }
 
 /// A run by hand: one phase of 1000 steps of 10 s (T = 10⁴ s) on 1024

@@ -140,23 +140,39 @@ fn figures_html(r: &Run) -> String {
             );
         }
     }
+    // The checkpoints as short ticks under the bands, one path.
+    if !strip.checkpoints.is_empty() {
+        h.push_str("<path class=\"p3-run__ckpt\" d=\"");
+        for f in &strip.checkpoints {
+            let _ = write!(h, "M{:.1} 32V40", f * 1000.0);
+        }
+        h.push_str("\"/>");
+    }
     // The interruptions as one path: one element however many marks.
     if !strip.interruptions.is_empty() {
         h.push_str("<path class=\"p3-run__fail\" d=\"");
         for f in &strip.interruptions {
-            let _ = write!(h, "M{:.1} 2V32", f * 1000.0);
+            let _ = write!(h, "M{:.1} 0V30", f * 1000.0);
         }
         h.push_str("\"/>");
     }
     let per_mark = if strip.per_mark > 1 {
-        format!(" (each mark: {} interruptions)", strip.per_mark)
+        format!(" (each red mark: {} interruptions)", strip.per_mark)
+    } else {
+        String::new()
+    };
+    let per_tick = if strip.checkpoints_per_mark > 1 {
+        format!(
+            " (each tick below: {} checkpoints)",
+            strip.checkpoints_per_mark
+        )
     } else {
         String::new()
     };
     let _ = write!(
         h,
         "</svg><figcaption>{} of training; {:.0} expected interruptions (one every {} h){per_mark}; \
-         a checkpoint of {} s every {} steps. Lost: {} h to checkpoints, {} h redone, {} h \
+         a checkpoint of {} s every {} steps{per_tick}. Lost: {} h to checkpoints, {} h redone, {} h \
          restarting.</figcaption></figure>",
         fmt::duration(r.ideal_days()),
         r.expected_interruptions,
