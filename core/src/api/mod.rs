@@ -527,7 +527,7 @@ pub fn run(r: &RunRequest) -> Result<RunReport, ApiError> {
     };
     let sequences = |tokens: f64, what: &str| -> Result<u64, ApiError> {
         let n = tokens / seq;
-        if !((1.0..=1e12).contains(&n) && n.fract() == 0.0) {
+        if !((1.0..=1e12).contains(&n) && crate::math::floor(n) == n) {
             return Err(ApiError(format!(
                 "{what} of {tokens} tokens is not a whole number of {} -token sequences",
                 m.seq_len
