@@ -6,6 +6,9 @@ use plan3d_core::schedule::{EventKind, Schedule, Stream};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+/// The labels' font.
+const LABEL_FONT: &str = "11px sans-serif";
+
 /// Left margin of timelines and memory strips (device and memory labels).
 const LEFT: f64 = 66.0;
 
@@ -108,6 +111,23 @@ impl Timeline {
                 }
             }
         }
+        // Neighbouring blocks of one colour on one lane are drawn as one
+        // rectangle: a pipeline's consecutive layers mostly share a shade,
+        // and a gap under 1/4000 of the step is under a pixel on any screen.
+        let eps = s.makespan / 4000.0;
+        for (_, items) in &mut groups {
+            items.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+            let mut merged: Vec<Placed> = Vec::with_capacity(items.len());
+            for &it in items.iter() {
+                match merged.last_mut() {
+                    Some(last) if last.0 == it.0 && last.1 == it.1 && it.2 <= last.3 + eps => {
+                        last.3 = last.3.max(it.3);
+                    }
+                    _ => merged.push(it),
+                }
+            }
+            *items = merged;
+        }
         Self {
             makespan: s.makespan,
             unit: s.spec.durations.unit,
@@ -201,7 +221,7 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
         0.0
     };
     let now = frac.clamp(0.0, 1.0) * tl.makespan;
-    ctx.set_font("11px sans-serif");
+    ctx.set_font(LABEL_FONT);
     for d in 0..tl.compute.len() {
         let y = top + d as f64 * row;
         ctx.set_fill_style_str(lane);
@@ -294,7 +314,7 @@ pub fn draw_memory(
     ctx.line_to(w - 8.0, prev.unwrap_or(h - bottom));
     ctx.stroke();
     ctx.set_fill_style_str(fg);
-    ctx.set_font("11px sans-serif");
+    ctx.set_font(LABEL_FONT);
     let label = if unit_bytes {
         format!("{} GiB", crate::fmt::gib(peak))
     } else {
