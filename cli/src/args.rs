@@ -39,6 +39,25 @@ pub(crate) struct ShapeArgs {
     /// Untied input embedding and LM head.
     #[arg(long)]
     pub(crate) untied: bool,
+    /// Routed experts per MoE layer (a mixture of experts; 0: dense).
+    #[arg(long)]
+    pub(crate) experts: Option<u32>,
+    /// Experts each token is routed to.
+    #[arg(long)]
+    pub(crate) top_k: Option<u32>,
+    /// Each expert's feed-forward size (default --ffn).
+    #[arg(long)]
+    pub(crate) expert_ffn: Option<u32>,
+    /// Shared experts every token passes through.
+    #[arg(long)]
+    pub(crate) shared_experts: Option<u32>,
+    /// Leading layers with the dense feed-forward block.
+    #[arg(long)]
+    pub(crate) dense_layers: Option<u32>,
+    /// Node-limited routing: each token to experts on at most this many
+    /// nodes, sent once per node (DeepSeek-V3: 4; 0: unrestricted).
+    #[arg(long)]
+    pub(crate) expert_node_limit: Option<u32>,
 }
 
 impl ShapeArgs {
@@ -56,6 +75,12 @@ impl ShapeArgs {
             no_biases: self.no_biases,
             vocab: self.vocab,
             untied: self.untied,
+            experts: self.experts,
+            top_k: self.top_k,
+            expert_ffn: self.expert_ffn,
+            shared_experts: self.shared_experts,
+            dense_layers: self.dense_layers,
+            expert_node_limit: self.expert_node_limit,
         }
     }
 }
@@ -191,6 +216,17 @@ pub(crate) struct PracticeArgs {
     /// FP8 efficiency is an unvalidated assumption)
     #[arg(long)]
     pub(crate) precision: Option<String>,
+    /// Expert-parallel degree (mixtures of experts): experts spread over
+    /// this many of the data-parallel GPUs
+    #[arg(long)]
+    pub(crate) expert_parallel: Option<u32>,
+    /// The busiest GPU's routed-expert work over the average (default 1.1)
+    #[arg(long)]
+    pub(crate) expert_imbalance: Option<f64>,
+    /// Overlap the expert all-to-alls with another micro-batch's compute
+    /// (DualPipe, Megatron-Core's EP overlap)
+    #[arg(long)]
+    pub(crate) overlap_expert: bool,
 }
 
 impl PracticeArgs {
@@ -215,6 +251,9 @@ impl PracticeArgs {
             optimizer: self.optimizer.clone(),
             context_parallel: self.context_parallel,
             precision: self.precision.clone(),
+            expert_parallel: self.expert_parallel,
+            expert_imbalance: self.expert_imbalance,
+            overlap_expert: self.overlap_expert.then_some(true),
         }
     }
 }

@@ -497,6 +497,9 @@ impl Run {
             biases: true,
             vocab: Some(self.vocab),
             tied_embeddings: true,
+            experts: None,
+            latent: None,
+            hidden: None,
         }
     }
 

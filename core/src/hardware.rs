@@ -77,6 +77,15 @@ pub const H100_SXM: Gpu = Gpu {
     cpu_gpu: BytesPerSec(gb(63.0)),
     default_node_size: 8,
 };
+/// NVIDIA H800 (the H100 SXM for the Chinese market): the H100's compute
+/// and memory, NVLink cut to 400 GB/s (DeepSeek-V3, arXiv 2412.19437,
+/// sec. 3.1: 8 per node, ~160 GB/s achieved per direction, which the 80 %
+/// bus efficiency of `practice` gives).
+pub const H800: Gpu = Gpu {
+    name: "h800",
+    nvlink: BytesPerSec(gb(400.0)),
+    ..H100_SXM
+};
 /// NVIDIA H200: the H100's compute with 141 GB at 4.8 TB/s.
 pub const H200: Gpu = Gpu {
     name: "h200",
@@ -108,7 +117,7 @@ pub const GB200: Gpu = Gpu {
 };
 
 /// Every GPU preset.
-pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H200, B200, GB200];
+pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H800, H200, B200, GB200];
 
 /// Looks a GPU up by name, case-insensitive.
 ///

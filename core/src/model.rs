@@ -5,7 +5,7 @@
 use crate::error::{check_count, Error};
 use crate::math;
 
-/// The shape of a dense transformer.
+/// The shape of a transformer: dense, or a mixture of experts.
 ///
 /// Plain data: the fields are knobs, checked by [`ModelShape::validate`]
 /// (every public function that takes a shape calls it).
@@ -16,7 +16,8 @@ pub struct ModelShape {
     pub seq_len: u32,
     /// Attention heads d_a.
     pub heads: u32,
-    /// Head size d_h; the width is d_m = d_a · d_h.
+    /// Head size d_h; the width is d_m = d_a · d_h unless `hidden` says
+    /// otherwise.
     pub head_size: u32,
     /// Key/value heads (grouped-query attention); equal to `heads` for
     /// multi-head attention.
@@ -35,6 +36,73 @@ pub struct ModelShape {
     pub vocab: Option<u32>,
     /// Input embedding shared with the LM head.
     pub tied_embeddings: bool,
+    /// A mixture of experts: the feed-forward blocks of all but the first
+    /// dense layers are routed experts. `None` for a dense model.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub experts: Option<Experts>,
+    /// The width d_m when it is not heads × head size (Qwen3: 64 heads of
+    /// 128 on a width of 4096; DeepSeek-V3: 7168 with 128 latent heads).
+    /// `None`: d_m = d_a · d_h, as in the paper.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hidden: Option<u32>,
+    /// Multi-head latent attention (DeepSeek-V2/V3) in place of the
+    /// attention `heads` × `head_size` describe. `None`: multi-head or
+    /// grouped-query attention.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub latent: Option<Latent>,
+}
+
+/// The routed experts of a mixture-of-experts model (Shazeer et al. 2017;
+/// GShard; DeepSeekMoE, arXiv 2401.06066): each MoE layer's feed-forward
+/// block is `routed` experts of intermediate size `ffn`, of which a router
+/// picks `top_k` per token, plus `shared` experts every token passes
+/// through; the first `dense_layers` layers keep the model's dense
+/// feed-forward block. Experts are gated (SwiGLU) when the model is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Experts {
+    /// Routed experts per MoE layer, E.
+    pub routed: u32,
+    /// Experts each token is routed to, k.
+    pub top_k: u32,
+    /// Each expert's intermediate size.
+    pub ffn: u32,
+    /// Shared experts (each of size `ffn`) every token passes through.
+    pub shared: u32,
+    /// Leading layers with the dense feed-forward block.
+    pub dense_layers: u32,
+    /// Node-limited routing (DeepSeek-V3 sec. 2.1.2: each token to experts
+    /// on at most this many nodes), with each token sent once per node and
+    /// forwarded inside it over NVLink (DeepEP's dispatch). 0: routing
+    /// unrestricted, one copy per expert over the network.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub node_limit: u32,
+}
+
+/// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, sec. 2.1),
+/// modelled by its projections: queries through a rank-`q_rank` latent
+/// (W_DQ d_m×q_rank, W_UQ q_rank×n_h·(nope+rope)), keys and values through
+/// a rank-`kv_rank` latent plus a shared rotary key (W_DKV d_m×(kv_rank +
+/// rope), W_UKV kv_rank×n_h·(nope+v)), output n_h·v×d_m. The attention
+/// scores use n_h heads of nope+rope dimensions, the values v. Norms of
+/// the latents are left out (under 0.01 % of the weights).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Latent {
+    /// Attention heads n_h.
+    pub heads: u32,
+    /// Query latent rank.
+    pub q_rank: u32,
+    /// Key/value latent rank.
+    pub kv_rank: u32,
+    /// Per-head query/key dimensions without rotary embedding.
+    pub nope: u32,
+    /// Per-head rotary query/key dimensions (the key's is shared).
+    pub rope: u32,
+    /// Per-head value dimensions.
+    pub v: u32,
 }
 
 /// Largest accepted width d_m, heads × head size (far beyond X\[1600\]).
@@ -47,6 +115,8 @@ pub const MAX_SEQ_LEN: u64 = 1 << 26;
 pub const MAX_FFN: u64 = 1 << 28;
 /// Largest accepted vocabulary.
 pub const MAX_VOCAB: u64 = 1 << 28;
+/// Largest accepted count of routed or shared experts.
+pub const MAX_EXPERTS: u64 = 1 << 16;
 /// Largest x of the X\[x\] family (X\[4096\] has 1.4e19 parameters).
 pub const MAX_X: u32 = 4096;
 
@@ -54,6 +124,13 @@ impl ModelShape {
     /// Width d_m = d_a · d_h.
     #[must_use]
     pub fn width(&self) -> u64 {
+        self.hidden.map_or(self.attention_width(), u64::from)
+    }
+
+    /// The attention's inner width d_a · d_h (queries, and the output
+    /// projection's input); the model width unless `hidden` is set.
+    #[must_use]
+    pub fn attention_width(&self) -> u64 {
         u64::from(self.heads) * u64::from(self.head_size)
     }
 
@@ -73,7 +150,15 @@ impl ModelShape {
         check_count("sequence length", self.seq_len.into(), 1, MAX_SEQ_LEN)?;
         check_count("heads", self.heads.into(), 1, MAX_WIDTH)?;
         check_count("head size", self.head_size.into(), 1, MAX_WIDTH)?;
-        check_count("width (heads × head size)", self.width(), 1, MAX_WIDTH)?;
+        check_count(
+            "width (heads × head size)",
+            self.attention_width(),
+            1,
+            MAX_WIDTH,
+        )?;
+        if let Some(h) = self.hidden {
+            check_count("hidden size", h.into(), 1, MAX_WIDTH)?;
+        }
         check_count(
             "key/value heads",
             self.kv_heads.into(),
@@ -93,27 +178,189 @@ impl ModelShape {
         if let Some(v) = self.vocab {
             check_count("vocabulary", v.into(), 1, MAX_VOCAB)?;
         }
+        if let Some(e) = self.experts {
+            check_count("experts", e.routed.into(), 1, MAX_EXPERTS)?;
+            check_count(
+                "experts per token (top-k)",
+                e.top_k.into(),
+                1,
+                e.routed.into(),
+            )?;
+            check_count("expert feed-forward size", e.ffn.into(), 1, MAX_FFN)?;
+            check_count("shared experts", e.shared.into(), 0, MAX_EXPERTS)?;
+            check_count(
+                "dense layers",
+                e.dense_layers.into(),
+                0,
+                u64::from(self.layers) - 1,
+            )?;
+        }
+        if let Some(l) = self.latent {
+            check_count("latent attention heads", l.heads.into(), 1, MAX_WIDTH)?;
+            check_count("query latent rank", l.q_rank.into(), 1, MAX_WIDTH)?;
+            check_count("key/value latent rank", l.kv_rank.into(), 1, MAX_WIDTH)?;
+            check_count("query/key head size", l.nope.into(), 0, MAX_WIDTH)?;
+            check_count("rotary head size", l.rope.into(), 0, MAX_WIDTH)?;
+            check_count(
+                "query/key head size with rotary",
+                u64::from(l.nope) + u64::from(l.rope),
+                1,
+                MAX_WIDTH,
+            )?;
+            check_count("value head size", l.v.into(), 1, MAX_WIDTH)?;
+        }
         Ok(self)
+    }
+
+    /// Attention weights of one layer: 2 d_m · d_a d_h + 2 d_m · kv_heads ·
+    /// d_h (Q, O and grouped K, V; 2 d_m² + … when d_m = d_a d_h), or the latent projections of [`Latent`].
+    #[must_use]
+    pub fn attention_params(&self) -> f64 {
+        let dm = self.width() as f64;
+        match self.latent {
+            None => {
+                let kv = f64::from(self.kv_heads) * f64::from(self.head_size);
+                2.0 * dm * self.attention_width() as f64 + 2.0 * dm * kv
+            }
+            Some(l) => {
+                let (h, qr, kvr) = (
+                    f64::from(l.heads),
+                    f64::from(l.q_rank),
+                    f64::from(l.kv_rank),
+                );
+                let (nope, rope, v) = (f64::from(l.nope), f64::from(l.rope), f64::from(l.v));
+                dm * qr
+                    + qr * h * (nope + rope)
+                    + dm * (kvr + rope)
+                    + kvr * h * (nope + v)
+                    + h * v * dm
+            }
+        }
+    }
+
+    /// Forward flops per token of one layer's attention scores and
+    /// weighted values: 4·d_s·d_a·d_h (QKᵀ and the weighted sum over the
+    /// full square, as Megatron and NeMo count it), or 2·d_s·n_h·(nope +
+    /// rope + v) with latent attention.
+    #[must_use]
+    pub fn score_flops_per_token(&self) -> f64 {
+        let s = f64::from(self.seq_len);
+        match self.latent {
+            None => 4.0 * s * self.attention_width() as f64,
+            Some(l) => 2.0 * s * f64::from(l.heads) * f64::from(l.nope + l.rope + l.v),
+        }
+    }
+
+    /// Weights of one expert (or of the dense feed-forward block when
+    /// `ffn` is the model's): 3 or 2 matrices d_m × ffn.
+    fn mlp_params(&self, ffn: u32) -> f64 {
+        let mlp = if self.gated_mlp { 3.0 } else { 2.0 };
+        mlp * self.width() as f64 * f64::from(ffn)
+    }
+
+    /// Layers whose feed-forward block is routed experts.
+    #[must_use]
+    pub fn moe_layers(&self) -> u32 {
+        self.experts
+            .map_or(0, |e| self.layers - e.dense_layers.min(self.layers))
+    }
+
+    /// The routed experts' weights of one MoE layer, E × one expert: the
+    /// part expert parallelism spreads over GPUs (0 for a dense model).
+    #[must_use]
+    pub fn layer_expert_params(&self) -> f64 {
+        self.experts
+            .map_or(0.0, |e| f64::from(e.routed) * self.mlp_params(e.ffn))
+    }
+
+    /// Weights of one dense layer.
+    fn dense_layer_params(&self) -> f64 {
+        self.attention_params() + self.mlp_params(self.ffn)
+    }
+
+    /// Weights of one MoE layer: attention, router (d_m × E), shared and
+    /// routed experts.
+    fn moe_layer_params(&self, active: bool) -> f64 {
+        self.experts.map_or(0.0, |e| {
+            let experts = if active { e.top_k } else { e.routed } + e.shared;
+            self.attention_params()
+                + self.width() as f64 * f64::from(e.routed)
+                + f64::from(experts) * self.mlp_params(e.ffn)
+        })
+    }
+
+    /// Parameters a token passes through (the flop count's weights): every
+    /// weight of a dense model; the attention, router, shared and top-k
+    /// routed experts of an MoE layer.
+    #[must_use]
+    pub fn active_params(&self) -> f64 {
+        match self.experts {
+            None => self.params(),
+            Some(e) => {
+                f64::from(e.dense_layers) * self.dense_layer_params()
+                    + f64::from(self.moe_layers()) * self.moe_layer_params(true)
+            }
+        }
+    }
+
+    /// The routed experts' active weights per token and layer, averaged
+    /// over the layers: k × one expert × (MoE layers / layers). 0 dense.
+    #[must_use]
+    pub fn layer_routed_active_params(&self) -> f64 {
+        self.experts.map_or(0.0, |e| {
+            f64::from(e.top_k) * self.mlp_params(e.ffn) * f64::from(self.moe_layers())
+                / f64::from(self.layers)
+        })
+    }
+
+    /// Width of the keys (and of the values) a token carries per layer:
+    /// kv_heads · d_h, or with latent attention the mean of n_h·(nope +
+    /// rope) and n_h·v (so that 2 × this is keys and values together).
+    #[must_use]
+    pub fn kv_width(&self) -> f64 {
+        match self.latent {
+            None => f64::from(self.kv_heads) * f64::from(self.head_size),
+            Some(l) => f64::from(l.heads) * f64::from(l.nope + l.rope + l.v) / 2.0,
+        }
+    }
+
+    /// Active weights per layer, averaged over the layers (dense and MoE):
+    /// the flops of a layer are 2 per active weight and token.
+    #[must_use]
+    pub fn layer_active_params(&self) -> f64 {
+        self.active_params() / f64::from(self.layers)
     }
 
     /// Weight-matrix parameters of one layer, p_l.
     ///
     /// Sec. 5: p_l ≈ (4 + 2 n_I) d_m² for multi-head attention and a
     /// two-matrix feed-forward block; generalised to grouped-query attention
-    /// (2 d_m² + 2 d_m · kv_heads · d_h) and gated blocks (3 d_m d_I).
+    /// (2 d_m² + 2 d_m · kv_heads · d_h) and gated blocks (3 d_m d_I). For a
+    /// mixture of experts, the largest layer: an MoE layer with all its
+    /// experts (memory per layer; the flops use
+    /// [`ModelShape::layer_active_params`]).
     #[must_use]
     pub fn layer_params(&self) -> f64 {
-        let dm = self.width() as f64;
-        let kv = f64::from(self.kv_heads) * f64::from(self.head_size);
-        let mlp = if self.gated_mlp { 3.0 } else { 2.0 };
-        2.0 * dm * dm + 2.0 * dm * kv + mlp * dm * f64::from(self.ffn)
+        if self.experts.is_some() {
+            self.moe_layer_params(false).max(self.dense_layer_params())
+        } else {
+            self.dense_layer_params()
+        }
     }
 
     /// The parameter count p = p_l · d_l used by every formula of the paper
-    /// (sec. 5; MODEL_NOTES fact 2). For the X family, p = 12 x⁵.
+    /// (sec. 5; MODEL_NOTES fact 2). For the X family, p = 12 x⁵. With
+    /// experts, the dense layers' and the MoE layers' weights (every
+    /// expert).
     #[must_use]
     pub fn params(&self) -> f64 {
-        self.layer_params() * f64::from(self.layers)
+        match self.experts {
+            None => self.layer_params() * f64::from(self.layers),
+            Some(e) => {
+                f64::from(e.dense_layers) * self.dense_layer_params()
+                    + f64::from(self.moe_layers()) * self.moe_layer_params(false)
+            }
+        }
     }
 
     /// The exact parameter count: weights, biases and norms of every layer,
@@ -133,7 +380,7 @@ impl ModelShape {
             // Two RMSNorm gains.
             2.0 * dm
         };
-        let mut total = (self.layer_params() + per_layer_extra) * f64::from(self.layers);
+        let mut total = self.params() + per_layer_extra * f64::from(self.layers);
         if let Some(v) = self.vocab {
             let embed = f64::from(v) * dm;
             total += if self.tied_embeddings {
@@ -204,6 +451,9 @@ pub fn x_family(x: u32) -> Result<ModelShape, Error> {
         biases: true,
         vocab: None,
         tied_embeddings: true,
+        experts: None,
+        latent: None,
+        hidden: None,
     })
 }
 
@@ -223,6 +473,9 @@ pub const fn classic(seq_len: u32, heads: u32, head_size: u32, layers: u32) -> M
         biases: true,
         vocab: None,
         tied_embeddings: true,
+        experts: None,
+        latent: None,
+        hidden: None,
     }
 }
 
@@ -254,6 +507,9 @@ pub const LLAMA_3_1_405B: ModelShape = ModelShape {
     biases: false,
     vocab: Some(128_256),
     tied_embeddings: false,
+    experts: None,
+    latent: None,
+    hidden: None,
 };
 
 /// A Llama 3.1 shape: SwiGLU, RMSNorm, 8 key/value heads of 128, vocabulary
@@ -271,6 +527,9 @@ const fn llama_3_1(heads: u32, layers: u32, ffn: u32) -> ModelShape {
         biases: false,
         vocab: Some(128_256),
         tied_embeddings: false,
+        experts: None,
+        latent: None,
+        hidden: None,
     }
 }
 
@@ -292,6 +551,9 @@ pub const MISTRAL_7B: ModelShape = ModelShape {
     biases: false,
     vocab: Some(32_000),
     tied_embeddings: false,
+    experts: None,
+    latent: None,
+    hidden: None,
 };
 /// Nemotron-4 340B (arXiv 2406.11704, Table 1): 96 layers, width 18432,
 /// 96 heads with 8 key/value heads, squared-ReLU feed-forward 4 × 18432 (not
@@ -307,6 +569,102 @@ pub const NEMOTRON_4_340B: ModelShape = ModelShape {
     biases: false,
     vocab: Some(256_000),
     tied_embeddings: false,
+    experts: None,
+    latent: None,
+    hidden: None,
+};
+
+/// DeepSeek-V3 (arXiv 2412.19437, sec. 4.2, and the released
+/// `config.json`): 61 layers of width 7168; multi-head latent attention
+/// with 128 heads (query rank 1536, key/value rank 512, 128 + 64 rotary
+/// query/key and 128 value dimensions per head); 256 routed experts of
+/// 2048, 8 per token, one shared expert, the first 3 layers dense
+/// (feed-forward 18432); SwiGLU, RMSNorm, vocabulary 129280 untied,
+/// sequence 4096. 671 B parameters, 37 B active (the multi-token
+/// prediction module's 14 B left out, as the paper's count does).
+pub const DEEPSEEK_V3: ModelShape = ModelShape {
+    seq_len: 4096,
+    heads: 128,
+    head_size: 128,
+    kv_heads: 128,
+    layers: 61,
+    ffn: 18_432,
+    gated_mlp: true,
+    biases: false,
+    vocab: Some(129_280),
+    tied_embeddings: false,
+    experts: Some(Experts {
+        routed: 256,
+        top_k: 8,
+        ffn: 2048,
+        shared: 1,
+        dense_layers: 3,
+        node_limit: 4,
+    }),
+    hidden: Some(7168),
+    latent: Some(Latent {
+        heads: 128,
+        q_rank: 1536,
+        kv_rank: 512,
+        nope: 128,
+        rope: 64,
+        v: 128,
+    }),
+};
+/// Mixtral 8×22B (Mistral AI's released `config.json`): 56 layers, width
+/// 6144, 48 heads of 128 with 8 key/value heads, 8 experts of 16384 (2 per
+/// token) in every layer, SwiGLU, vocabulary 32768 untied. 141 B
+/// parameters, 39 B active. Sequence 4096: the training length is not
+/// published (the model serves 64 k).
+pub const MIXTRAL_8X22B: ModelShape = ModelShape {
+    seq_len: 4096,
+    heads: 48,
+    head_size: 128,
+    kv_heads: 8,
+    layers: 56,
+    ffn: 16_384,
+    gated_mlp: true,
+    biases: false,
+    vocab: Some(32_768),
+    tied_embeddings: false,
+    experts: Some(Experts {
+        routed: 8,
+        top_k: 2,
+        ffn: 16_384,
+        shared: 0,
+        dense_layers: 0,
+        node_limit: 0,
+    }),
+    hidden: None,
+    latent: None,
+};
+/// Qwen3-235B-A22B (Qwen3 technical report, arXiv 2505.09388, Table 2, and
+/// the released `config.json`): 94 layers, width 4096, 64 query heads of
+/// 128 with 4 key/value heads, 128 experts of 1536 (8 per token, no
+/// shared expert) in every layer, SwiGLU, vocabulary 151936 untied,
+/// sequence 4096 (the report's first pre-training stage). 235 B
+/// parameters, 22 B active.
+pub const QWEN3_235B_A22B: ModelShape = ModelShape {
+    seq_len: 4096,
+    heads: 64,
+    head_size: 128,
+    kv_heads: 4,
+    layers: 94,
+    ffn: 12_288,
+    gated_mlp: true,
+    biases: false,
+    vocab: Some(151_936),
+    tied_embeddings: false,
+    experts: Some(Experts {
+        routed: 128,
+        top_k: 8,
+        ffn: 1536,
+        shared: 0,
+        dense_layers: 0,
+        node_limit: 0,
+    }),
+    hidden: Some(4096),
+    latent: None,
 };
 
 /// Named presets (besides `x<N>`), as `(name, shape)`; feeds dropdowns.
@@ -321,6 +679,9 @@ pub const PRESETS: &[(&str, ModelShape)] = &[
     ("llama-3.1-70b", LLAMA_3_1_70B),
     ("nemotron-4-340b", NEMOTRON_4_340B),
     ("llama-3.1-405b", LLAMA_3_1_405B),
+    ("mixtral-8x22b", MIXTRAL_8X22B),
+    ("qwen3-235b-a22b", QWEN3_235B_A22B),
+    ("deepseek-v3", DEEPSEEK_V3),
 ];
 
 /// Looks a model up by name: a preset of [`PRESETS`] or `x<N>` (any even

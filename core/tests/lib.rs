@@ -4,6 +4,8 @@
 mod calibration;
 mod golden;
 #[cfg(feature = "alloc")]
+mod moe;
+#[cfg(feature = "alloc")]
 mod page;
 mod practice;
 mod props;

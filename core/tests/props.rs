@@ -28,6 +28,9 @@ fn any_shape() -> impl Strategy<Value = ModelShape> {
                     biases,
                     vocab,
                     tied_embeddings: tied,
+                    experts: None,
+                    latent: None,
+                    hidden: None,
                 }
             },
         )

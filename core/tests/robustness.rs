@@ -66,6 +66,9 @@ fn shape() -> impl Strategy<Value = ModelShape> {
                     biases,
                     vocab,
                     tied_embeddings: tied,
+                    experts: None,
+                    latent: None,
+                    hidden: None,
                 }
             },
         )
@@ -85,6 +88,9 @@ fn small_shape() -> impl Strategy<Value = ModelShape> {
             biases: !gated,
             vocab: None,
             tied_embeddings: true,
+            experts: None,
+            latent: None,
+            hidden: None,
         },
     )
 }

@@ -84,6 +84,13 @@ fn model() -> impl Strategy<Value = ModelRequest> {
                     no_biases: nb,
                     vocab,
                     untied,
+                    // Sometimes a mixture of experts.
+                    experts: (gated && untied).then_some(4),
+                    top_k: (gated && untied).then_some(2),
+                    expert_ffn: None,
+                    shared_experts: (gated && untied && nb).then_some(1),
+                    dense_layers: None,
+                    expert_node_limit: None,
                 }
             },
         )
@@ -182,6 +189,9 @@ proptest! {
                 virtual_stages: v, sequence_parallel: sp, zero, recompute,
                 pipeline_schedule: schedule, zero_r,
                 global_batch: gb, tokens, optimizer: None, precision: if practice && v == Some(2) { Some("fp8".into()) } else { None }, context_parallel: v.filter(|&x| x == 3).map(|_| 2),
+                expert_parallel: v.filter(|&x| x == 4).map(|_| 2),
+                expert_imbalance: v.filter(|&x| x == 4).map(|_| 1.25),
+                overlap_expert: v.filter(|&x| x == 4).map(|_| true),
             },
         };
         round_trip(&r);
@@ -307,6 +317,9 @@ mod core_types {
                         biases: b,
                         vocab,
                         tied_embeddings: tied,
+                        experts: None,
+                        latent: None,
+                        hidden: None,
                     }
                 },
             )

@@ -130,6 +130,9 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
                 biases: true,
                 vocab: None,
                 tied_embeddings: true,
+                experts: None,
+                latent: None,
+                hidden: None,
             }
         }
     };
@@ -161,6 +164,53 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
         m.vocab = r.vocab;
     }
     m.tied_embeddings &= !r.untied;
+    let moe_flags = r.top_k.is_some()
+        || r.expert_ffn.is_some()
+        || r.shared_experts.is_some()
+        || r.dense_layers.is_some()
+        || r.expert_node_limit.is_some();
+    match (r.experts, m.experts) {
+        (Some(0), _) => m.experts = None,
+        (Some(n), current) => {
+            let base = current.unwrap_or(crate::model::Experts {
+                routed: n,
+                top_k: 0,
+                ffn: m.ffn,
+                shared: 0,
+                dense_layers: 0,
+                node_limit: 0,
+            });
+            m.experts = Some(crate::model::Experts { routed: n, ..base });
+        }
+        (None, None) if moe_flags => {
+            return Err(ApiError(
+                "--top-k, --expert-ffn, --shared-experts and --dense-layers describe a mixture of experts: give --experts N too".into(),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(e) = m.experts.as_mut() {
+        if let Some(k) = r.top_k {
+            e.top_k = k;
+        }
+        if let Some(f) = r.expert_ffn {
+            e.ffn = f;
+        }
+        if let Some(s) = r.shared_experts {
+            e.shared = s;
+        }
+        if let Some(l) = r.dense_layers {
+            e.dense_layers = l;
+        }
+        if let Some(n) = r.expert_node_limit {
+            e.node_limit = n;
+        }
+        if e.top_k == 0 {
+            return Err(ApiError(
+                "a mixture of experts needs --top-k (experts per token)".into(),
+            ));
+        }
+    }
     m.validate()?;
     Ok(m)
 }
@@ -263,6 +313,17 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         a.compute = crate::cost::assumptions::Compute::parse(c)
             .map_err(|_| ApiError(format!("unknown precision '{c}': use bf16 or fp8")))?;
     }
+    if let Some(x) = r.expert_imbalance {
+        if !(x.is_finite() && (1.0..=16.0).contains(&x)) {
+            return Err(ApiError(format!(
+                "expert imbalance {x} is not between 1 and 16 (the busiest GPU's expert work over the mean)"
+            )));
+        }
+        a.expert_imbalance = x;
+    }
+    if let Some(o) = r.overlap_expert {
+        a.overlap_expert = o;
+    }
     if let Some(o) = &r.optimizer {
         a.precision = Precision::parse(o).map_err(|_| {
             ApiError(format!(
@@ -358,6 +419,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
             .transpose()?
             .unwrap_or_default(),
         context: p.context_parallel.unwrap_or(1),
+        expert: p.expert_parallel.unwrap_or(1),
     };
     if let Some(rc) = &p.recompute {
         cfg.activation = recompute(rc)?;
@@ -443,6 +505,7 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             zero_r: p.zero_r.as_deref().map(zero_r).transpose()?,
             context: p.context_parallel,
             global_batch: p.global_batch,
+            expert: p.expert_parallel,
         };
         let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
         return Ok(PlanReport::exhaustive(
@@ -506,6 +569,7 @@ fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         pipeline_schedule: pipeline_schedule(&e.pipeline_schedule)?,
         zero_r: zero_r(&e.zero_r)?,
         context: e.context_parallel,
+        expert: e.expert_parallel,
     })
 }
 

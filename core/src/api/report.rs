@@ -47,6 +47,15 @@ pub struct ModelReport {
     pub params_exact: f64,
     /// b_c = 573 p^{1/3} / d_s in sequences (eq. 2), not rounded.
     pub critical_batch: f64,
+    /// Parameters a token passes through (= `params` for a dense model;
+    /// attention, router, shared and top-k experts of a mixture).
+    pub active_params: f64,
+    /// The routed experts, for a mixture of experts.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub experts: Option<crate::model::Experts>,
+    /// Multi-head latent attention's projections, when the model uses it.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub latent: Option<crate::model::Latent>,
 }
 
 impl From<&ModelShape> for ModelReport {
@@ -62,6 +71,9 @@ impl From<&ModelShape> for ModelReport {
             params: m.params(),
             params_exact: m.params_exact(),
             critical_batch: m.critical_batch(),
+            active_params: m.active_params(),
+            experts: m.experts,
+            latent: m.latent,
         }
     }
 }
@@ -248,6 +260,12 @@ pub struct StepReport {
     pub offload: f64,
     /// Context parallelism's ring exchange left exposed.
     pub context: f64,
+    /// Expert parallelism's all-to-all dispatch and combine left exposed.
+    pub expert: f64,
+    /// Bytes one GPU sends in the expert all-to-alls per step.
+    pub all_to_all_bytes: f64,
+    /// Bytes one GPU sends around the context-parallel ring per step.
+    pub context_ring_bytes: f64,
 }
 
 /// One transfer against its link.
@@ -343,6 +361,8 @@ pub struct EvaluationReport {
     pub precision: String,
     /// Context-parallel degree (1: none).
     pub context_parallel: u32,
+    /// Expert-parallel degree (1: none).
+    pub expert_parallel: u32,
     /// One step, seconds.
     pub step_seconds: f64,
     /// Tokens per second.
@@ -448,6 +468,7 @@ impl EvaluationReport {
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
             context_parallel: c.context,
+            expert_parallel: c.expert,
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,
             tokens: e.tokens,
@@ -464,6 +485,9 @@ impl EvaluationReport {
                 optimizer: p.optimizer,
                 offload: p.offload,
                 context: p.context,
+                expert: p.expert,
+                all_to_all_bytes: p.all_to_all_bytes,
+                context_ring_bytes: p.context_ring_bytes,
             }),
         }
     }

@@ -41,6 +41,25 @@ pub struct ModelRequest {
     pub vocab: Option<u32>,
     /// Input embedding and LM head not shared.
     pub untied: bool,
+    /// Routed experts per MoE layer (a mixture of experts; needs `top_k`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub experts: Option<u32>,
+    /// Experts each token is routed to.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub top_k: Option<u32>,
+    /// Each expert's feed-forward size (default the model's `ffn`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expert_ffn: Option<u32>,
+    /// Shared experts every token passes through (default 0).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub shared_experts: Option<u32>,
+    /// Leading layers with the dense feed-forward block (default 0).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub dense_layers: Option<u32>,
+    /// Node-limited routing: each token to experts on at most this many
+    /// nodes, sent once per node (0: unrestricted).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expert_node_limit: Option<u32>,
 }
 
 /// The hardware (the CLI's `--gpu`, `--node-size`, `--no-node-limit`,
@@ -129,6 +148,18 @@ pub struct PracticeRequest {
     /// GB200; an unvalidated assumption, see `Compute::Fp8`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub precision: Option<String>,
+    /// Expert-parallel degree (mixtures of experts): free in a search, 1 in
+    /// an evaluation.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expert_parallel: Option<u32>,
+    /// The busiest GPU's routed-expert work over the average, ≥ 1
+    /// (default 1.1).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expert_imbalance: Option<f64>,
+    /// Overlap the expert all-to-alls with another micro-batch's compute
+    /// (DualPipe; Megatron-Core's EP overlap). Default off.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub overlap_expert: Option<bool>,
 }
 
 impl Default for PracticeRequest {
@@ -146,6 +177,9 @@ impl Default for PracticeRequest {
             optimizer: None,
             context_parallel: None,
             precision: None,
+            expert_parallel: None,
+            expert_imbalance: None,
+            overlap_expert: None,
         }
     }
 }

@@ -269,7 +269,7 @@ impl Compute {
 #[must_use]
 pub fn fp8_peak(gpu: &Gpu) -> Option<FlopPerSec> {
     match gpu.name {
-        "h100-sxm" | "h200" => Some(FlopPerSec(1979e12)),
+        "h100-sxm" | "h800" | "h200" => Some(FlopPerSec(1979e12)),
         "b200" => Some(FlopPerSec(4500e12)),
         "gb200" => Some(FlopPerSec(5000e12)),
         _ => None,
@@ -278,7 +278,7 @@ pub fn fp8_peak(gpu: &Gpu) -> Option<FlopPerSec> {
 
 /// Why FP8 cannot run on a GPU without FP8 tensor cores.
 pub const NO_FP8: &str =
-    "this GPU has no FP8 tensor cores (FP8 needs an H100, H200, B200 or GB200)";
+    "this GPU has no FP8 tensor cores (FP8 needs an H100, H800, H200, B200 or GB200)";
 
 /// Extra bytes per linear-layer parameter that FP8 training keeps: the
 /// weights cast to FP8 and their transpose (Transformer Engine caches both
@@ -343,7 +343,24 @@ pub struct Assumptions {
     pub tokens_per_param: Option<f64>,
     /// The number format of the layers' GEMMs (practice timing).
     pub compute: Compute,
+    /// Mixture of experts: the busiest GPU's routed-expert work over the
+    /// average (load imbalance of dropless routing; a capacity factor
+    /// when tokens beyond it are dropped and the experts padded to it).
+    pub expert_imbalance: f64,
+    /// Mixture of experts: the expert-parallel all-to-alls overlapped with
+    /// the computation of another micro-batch (DeepSeek-V3's DualPipe,
+    /// Megatron-Core's `overlap_moe_expert_parallel_comm`); otherwise on
+    /// the critical path (Megatron-Core's default 1F1B).
+    pub overlap_expert: bool,
 }
+
+/// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
+/// stated guess, not fitted (no mixture-of-experts run is in the
+/// calibration set). Dropless routing with a load-balancing loss keeps the
+/// busiest expert-parallel rank within ~10–20 % of the mean once training
+/// has settled (Switch Transformer's capacity factors 1.0–1.25 pad the
+/// same way; DeepSeek-V3's auxiliary-loss-free balancing aims lower).
+pub const DEFAULT_EXPERT_IMBALANCE: f64 = 1.1;
 
 impl Assumptions {
     /// The paper's knobs: every table of Lamy-Poirier 2021 exactly.
@@ -362,6 +379,8 @@ impl Assumptions {
         tokens: None,
         tokens_per_param: None,
         compute: Compute::Bf16,
+        expert_imbalance: 1.0,
+        overlap_expert: false,
     };
 
     /// Today's practice.
@@ -382,7 +401,10 @@ impl Assumptions {
     ///   allocator fragmentation); a stated guess, since no run of the
     ///   calibration set publishes its memory;
     /// * 20 tokens per parameter (Hoffmann et al. 2022's compute-optimal
-    ///   ratio) when no budget is given.
+    ///   ratio) when no budget is given;
+    /// * mixtures of experts: the busiest GPU's experts get 10 % more
+    ///   tokens than the average ([`DEFAULT_EXPERT_IMBALANCE`]), and the
+    ///   all-to-alls are not overlapped (Megatron-Core's default).
     pub const PRACTICE: Self = Self {
         set: AssumptionSet::Practice,
         work: WorkCount::AllGemms,
@@ -398,6 +420,8 @@ impl Assumptions {
         tokens: None,
         tokens_per_param: Some(20.0),
         compute: Compute::Bf16,
+        expert_imbalance: DEFAULT_EXPERT_IMBALANCE,
+        overlap_expert: false,
     };
 }
 

@@ -226,6 +226,13 @@ pub struct Config {
     /// (Megatron-Core's context parallelism). 1: none.
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub context: u32,
+    /// Expert-parallel degree (practice, mixtures of experts): each MoE
+    /// layer's routed experts spread over this many GPUs of the data (and
+    /// context) ranks, tokens exchanged by all-to-all (Megatron-Core's
+    /// expert parallelism, with the experts' tensor degree that of the
+    /// rest). 1: every GPU holds every expert.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub expert: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -250,6 +257,7 @@ impl Default for Config {
             pipeline_schedule: PipelineSchedule::OneFOneB,
             zero_r: ZeroR::None,
             context: 1,
+            expert: 1,
         }
     }
 }
@@ -296,6 +304,32 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             value: cfg.context.into(),
             of: "sequence length",
             total: model.seq_len.into(),
+        });
+    }
+    check_count("expert-parallel degree", cfg.expert.into(), 1, MAX_DEGREE)?;
+    match model.experts {
+        None if cfg.expert > 1 => {
+            return Err(Error::Incompatible {
+                what: "expert parallelism needs a mixture of experts (--experts)",
+            })
+        }
+        Some(e) if e.routed % cfg.expert != 0 => {
+            return Err(Error::NotDivisible {
+                what: "expert-parallel degree",
+                value: cfg.expert.into(),
+                of: "routed experts",
+                total: e.routed.into(),
+            })
+        }
+        _ => {}
+    }
+    let dp_cp = u64::from(cfg.data) * u64::from(cfg.context.max(1));
+    if dp_cp % u64::from(cfg.expert) != 0 {
+        return Err(Error::NotDivisible {
+            what: "expert-parallel degree",
+            value: cfg.expert.into(),
+            of: "data × context-parallel degree",
+            total: dp_cp,
         });
     }
     check_count("micro-batch size", cfg.micro_batch.into(), 1, MAX_DEGREE)?;

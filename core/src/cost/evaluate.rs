@@ -149,6 +149,11 @@ pub fn evaluate_with(
         Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {
             what: "context parallelism is a practice knob: the paper's model has none",
         }),
+        Timing::Intensity if model.experts.is_some() || model.latent.is_some() => {
+            Err(Error::Incompatible {
+                what: "the paper's model is dense with multi-head attention: mixtures of experts and latent attention are practice models (--assumptions practice)",
+            })
+        }
         Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
         Timing::Seconds => by_seconds(model, hw, cfg, a),
     }

@@ -342,7 +342,9 @@ impl Stages {
 ///
 /// * state: parameters × (weights, gradients, optimizer) bytes of
 ///   [`crate::cost::assumptions::Precision`], divided by the data-parallel
-///   degree where the ZeRO stage shards them (seed 001 sec. 5); ZeRO-3 adds
+///   degree where the ZeRO stage shards them (seed 001 sec. 5), the routed
+///   experts' (E/ep per GPU) by the expert-data-parallel degree d·cp/ep
+///   (Megatron-Core's expert data parallelism); ZeRO-3 adds
 ///   the gathered weights of two layers (the current one and the
 ///   prefetched next), or of the whole stage when gathered once per step;
 /// * activations: [`crate::cost::step::kept_per_token`] × tokens per
@@ -355,14 +357,21 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
     use crate::cost::step;
     let (layer_w, ends_w) = step::stage_params(model, cfg, stage);
     let params = layer_w + ends_w;
-    // The optimizer state is sharded over the data and context ranks.
+    // The state is sharded over the data and context ranks; the routed
+    // experts' over the ep-fold smaller expert-data-parallel group.
+    let experts = step::stage_expert_params(model, cfg, stage);
+    let dense = params - experts;
     let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
+    let d_e = d / f64::from(cfg.expert.max(1));
     let t = f64::from(cfg.tensor);
     let zero = step::zero_of(cfg);
     let (sw, sg, so) = zero.shards(d);
+    let (swe, sge, soe) = zero.shards(d_e);
     let (bw, bg, bo) = a.precision.bytes();
+    let ep = f64::from(cfg.expert.max(1));
+    let layer_on_gpu = (model.layer_params() - model.layer_expert_params() * (1.0 - 1.0 / ep)) / t;
     let gathered = match zero {
-        Zero::Three => 2.0 * 2.0 * model.layer_params() / t,
+        Zero::Three => 2.0 * 2.0 * layer_on_gpu,
         Zero::ThreePerStep => 2.0 * params,
         _ => 0.0,
     };
@@ -391,9 +400,9 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
     StageMemory {
         stage,
         layers,
-        weights: Bytes(params * bw / sw + gathered + fp8_cache),
-        gradients: Bytes(params * bg / sg),
-        optimizer: Bytes(params * bo / so),
+        weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache),
+        gradients: Bytes(dense * bg / sg + experts * bg / sge),
+        optimizer: Bytes(dense * bo / so + experts * bo / soe),
         activations: Bytes(kept * tokens * f64::from(layers) * in_flight),
         working: Bytes((working + kept) * tokens),
         logits: Bytes(logits),

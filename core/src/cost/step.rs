@@ -46,6 +46,15 @@ pub struct StepTime {
     /// Context parallelism: the ring exchange of keys and values left
     /// exposed by the attention it overlaps.
     pub context: f64,
+    /// Expert parallelism: the all-to-all dispatch and combine left
+    /// exposed.
+    pub expert: f64,
+    /// Bytes one GPU sends in the expert all-to-alls per step (not a
+    /// time; not in [`Self::total`]).
+    pub all_to_all_bytes: f64,
+    /// Bytes one GPU sends around the context-parallel ring per step (not
+    /// a time).
+    pub context_ring_bytes: f64,
     /// The parallel-model's load imbalance: the heaviest stage's extra
     /// layers and the logit layer, relative to an even split (already in
     /// `compute` and `elementwise`; reported for the overheads).
@@ -65,19 +74,22 @@ impl StepTime {
             + self.optimizer
             + self.offload
             + self.context
+            + self.expert
     }
 }
 
-/// Forward flops per token of one layer: 2 per weight-matrix parameter,
+/// Forward flops per token of one layer: 2 per weight-matrix parameter
+/// (the active ones of a mixture of experts, averaged over the layers),
 /// and with [`WorkCount::AllGemms`] the attention scores and values,
 /// 4·d_s·d_a·d_h (QKᵀ and the weighted sum, PTD-P eq. 3's s/(6h) term; the
-/// full square, as Megatron and NeMo count it).
+/// full square, as Megatron and NeMo count it; see
+/// [`ModelShape::score_flops_per_token`]).
 #[must_use]
 pub fn layer_forward_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
-    let weights = 2.0 * model.layer_params();
+    let weights = 2.0 * model.layer_active_params();
     match work {
         WorkCount::WeightMatrices => weights,
-        WorkCount::AllGemms => weights + 4.0 * f64::from(model.seq_len) * model.width() as f64,
+        WorkCount::AllGemms => weights + model.score_flops_per_token(),
     }
 }
 
@@ -116,7 +128,7 @@ pub fn passes(activation: ActivationModel) -> f64 {
 #[must_use]
 pub fn recomputed_attention(model: &ModelShape, activation: ActivationModel) -> f64 {
     match activation {
-        ActivationModel::Selective => 4.0 * f64::from(model.seq_len) * model.width() as f64,
+        ActivationModel::Selective => model.score_flops_per_token(),
         _ => 0.0,
     }
 }
@@ -131,20 +143,45 @@ pub fn recomputed_attention(model: &ModelShape, activation: ActivationModel) -> 
 ///   two dropout masks (2·d_m): 10·d_m;
 /// * split over the tensor devices: Q (2·d_m), K and V (4·d_kv), the
 ///   attention output (2·d_m), the feed-forward intermediates (4·d_I, or
-///   8·d_I gated: gate, up, activation, product): 24·d_m for GPT;
+///   8·d_I gated: gate, up, activation, product): 24·d_m for GPT; an MoE
+///   layer keeps the k routed copies of its input and output (4·k·d_m)
+///   and the intermediates of the k + shared experts; latent attention's
+///   queries, keys, values and output at their own widths;
 /// * the attention scores, softmax and dropout: 5·d_a·d_s, split, none
 ///   with FlashAttention.
 #[must_use]
 pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64, f64) {
     let dm = model.width() as f64;
-    let kv = f64::from(model.kv_heads) * f64::from(model.head_size);
-    let di = f64::from(model.ffn);
-    let ffn = if model.gated_mlp { 8.0 * di } else { 4.0 * di };
-    let split = 2.0 * dm + 4.0 * kv + 2.0 * dm + ffn;
+    let kv = model.kv_width();
+    let gated = if model.gated_mlp { 8.0 } else { 4.0 };
+    let ffn = match model.experts {
+        None => gated * f64::from(model.ffn),
+        // The heaviest (MoE) layer: each token's k routed copies in and out
+        // (2·2·d_m·k) and the intermediates of its k routed and the shared
+        // experts.
+        Some(e) => {
+            4.0 * dm * f64::from(e.top_k) + gated * f64::from(e.ffn) * f64::from(e.top_k + e.shared)
+        }
+    };
+    let (q, out, heads) = match model.latent {
+        None => {
+            let aw = model.attention_width() as f64;
+            (2.0 * aw, 2.0 * aw, f64::from(model.heads))
+        }
+        Some(l) => {
+            let h = f64::from(l.heads);
+            (
+                2.0 * h * f64::from(l.nope + l.rope),
+                2.0 * h * f64::from(l.v),
+                h,
+            )
+        }
+    };
+    let split = q + 4.0 * kv + out + ffn;
     let scores = if flash {
         0.0
     } else {
-        5.0 * f64::from(model.heads) * f64::from(model.seq_len)
+        5.0 * heads * f64::from(model.seq_len)
     };
     (10.0 * dm, split, scores)
 }
@@ -284,9 +321,9 @@ fn per_direction(hw: &Hardware, a: &Assumptions, inside_node: bool) -> f64 {
     bw / 2.0 * a.bus_efficiency
 }
 
-/// Bytes of weights of the heaviest device's stage (one tensor shard),
-/// embedding and head included where they live, as (layers', the
-/// embedding's or head's).
+/// Weights of pipeline device `stage` (one tensor shard, E/ep of each
+/// layer's routed experts), embedding and head included where they live,
+/// as (layers', the embedding's or head's).
 #[must_use]
 pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) {
     let layers = f64::from(stage_layers(
@@ -309,7 +346,27 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
         (true, false, _) | (false, true, _) => 1.0,
         (false, false, _) => 0.0,
     };
-    (layers * model.layer_params() / t, ends * embed / t)
+    let lep = model.layer_expert_params();
+    let ep = f64::from(cfg.expert.max(1));
+    (
+        layers * (model.layer_params() - lep * (1.0 - 1.0 / ep)) / t,
+        ends * embed / t,
+    )
+}
+
+/// The routed experts' part of [`stage_params`]' layer weights on one GPU:
+/// E/ep experts of each layer, split over the tensor ranks. The heaviest
+/// stages are all MoE layers; a stage holding some of the first dense
+/// layers is counted as if they were MoE layers too (an upper bound).
+#[must_use]
+pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 {
+    let layers = f64::from(stage_layers(
+        model.layers,
+        cfg.pipe,
+        cfg.virtual_stages,
+        stage,
+    ));
+    layers * model.layer_expert_params() / (f64::from(cfg.expert.max(1)) * f64::from(cfg.tensor))
 }
 
 /// The kernel model's GEMM efficiency and element-wise traffic factor
@@ -359,7 +416,7 @@ pub fn micro_batch_floor(
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let elementwise =
         traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
-    let linear = 2.0 * model.layer_params();
+    let linear = 2.0 * model.layer_active_params();
     let attention = layer_forward_flops_per_token(model, a.work) - linear;
     f64::from(model.layers) / f64::from(pipe)
         * (3.0 * tokens / (t * gemm_eff)
@@ -397,12 +454,17 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let layer_traffic = traffic * (rep / t_sp + (split + scores) / t) * tokens * passes;
     // The linear layers' GEMMs at the linear peak (FP8 or BF16), the
     // attention's at BF16.
-    let linear = 2.0 * model.layer_params();
+    let linear = 2.0 * model.layer_active_params();
+    // Mixture of experts: the busiest GPU's routed experts compute
+    // `expert_imbalance` times the average, and the rest wait for it.
+    let routed_extra =
+        2.0 * model.layer_routed_active_params() * (a.expert_imbalance - 1.0).max(0.0);
     let lin_peak = linear_peak(hw, a);
     let layer_gemm = if a.compute == Compute::Bf16 {
-        passes * per_layer_fwd * tokens / (t * peak * gemm_eff)
+        passes * (per_layer_fwd + routed_extra) * tokens / (t * peak * gemm_eff)
     } else {
-        passes * tokens / (t * gemm_eff) * (linear / lin_peak + (per_layer_fwd - linear) / peak)
+        passes * tokens / (t * gemm_eff)
+            * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
     };
     let layer_time = layer_gemm + layer_traffic / mem_bw;
     let logit_time =
@@ -470,8 +532,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // pipeline, as Megatron-Core), else the network; overlapped with the
     // attention it feeds.
     let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+    let mut ring_bytes_mb = 0.0;
     let context_mb = if cfg.context > 1 {
-        let kv = f64::from(model.kv_heads) * f64::from(model.head_size);
+        let kv = model.kv_width();
         let passes_kv = if recomputes { 4.0 } else { 3.0 };
         let bytes = passes_kv * (cp - 1.0) / cp
             * 2.0
@@ -480,11 +543,58 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
             * f64::from(cfg.micro_batch)
             * f64::from(model.seq_len)
             / t;
+        ring_bytes_mb = heavy_layers * bytes;
         let link = per_direction(hw, a, t * cp <= node);
         let attention = passes * (per_layer_fwd - linear) * tokens / (t * peak * gemm_eff);
         heavy_layers * (bytes / link - attention).max(0.0)
     } else {
         0.0
+    };
+
+    // Expert parallelism: every MoE layer dispatches each token's k copies
+    // to the GPUs holding its experts and combines them back: forward a
+    // dispatch (in FP8 under FP8 compute, DeepSeek-V3 sec. 3.3.2; else
+    // BF16) and a BF16 combine, backward the two in BF16, and the forward
+    // again when it is recomputed; d_m elements per copy, tokens/t tokens
+    // per GPU. The ep ranks are data ranks t·cp apart: g = node/(t·cp) of
+    // them share a node. Unrestricted routing sends k·(ep−g)/ep copies per
+    // token over the network and k·(g−1)/ep over NVLink; node-limited
+    // routing sends one copy per distinct remote node (of n = ep/g nodes,
+    // n·(1−(1−1/n)^k) expected for uniform routing, at most the limit)
+    // and forwards k·(g−1)/g inside the node. The slower link sets the
+    // time.
+    let mut a2a_bytes_mb = 0.0;
+    let expert_mb = match model.experts {
+        Some(e) if cfg.expert > 1 => {
+            let ep = f64::from(cfg.expert);
+            let g = crate::math::floor(node / (t * cp)).clamp(1.0, ep);
+            let k = f64::from(e.top_k);
+            let nodes = ep / g;
+            let (remote, local) = if e.node_limit > 0 && nodes > 1.0 {
+                let distinct = nodes * (1.0 - crate::math::pow(1.0 - 1.0 / nodes, k));
+                (
+                    distinct.min(f64::from(e.node_limit)) * (nodes - 1.0) / nodes,
+                    k * (g - 1.0) / g,
+                )
+            } else {
+                (k * (ep - g) / ep, k * (g - 1.0) / ep)
+            };
+            let dispatch = if a.compute == Compute::Fp8 { 1.0 } else { 2.0 };
+            let forward = dispatch + 2.0;
+            let bytes_per_element = if recomputes { 2.0 * forward } else { forward } + 4.0;
+            let moe_share = f64::from(model.moe_layers()) / f64::from(model.layers);
+            let elements = heavy_layers * moe_share * tokens / t * dm;
+            let a2a = bytes_per_element
+                * elements
+                * (local / nvlink).max(remote / per_direction(hw, a, false));
+            a2a_bytes_mb = bytes_per_element * elements * (remote + local);
+            if a.overlap_expert {
+                (a2a - (compute_mb + elementwise_mb)).max(0.0)
+            } else {
+                a2a
+            }
+        }
+        _ => 0.0,
     };
 
     // Pipeline sends: one activation forward and one gradient backward per
@@ -498,7 +608,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
 
     let bubble = bubble_fraction(cfg, model.layers);
-    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb + context_mb;
+    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb + context_mb + expert_mb;
     let slots = m * (1.0 + bubble);
 
     // Data parallelism. Gradients of the heaviest device (one tensor
@@ -510,12 +620,20 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let (layer_w, ends_w) = stage_params(model, cfg, 0);
     let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
     let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
-    // The gradients are reduced over the data and context ranks (they hold
-    // the same weights).
+    // The routed experts' weights are reduced over the ep-fold smaller
+    // expert-data-parallel group; the rest over the data and context
+    // ranks (they hold the same weights).
+    let experts = stage_expert_params(model, cfg, 0);
+    let dense = params - experts;
     let d = d * cp;
+    let d_e = d / f64::from(cfg.expert.max(1));
     let data_bw = per_direction(hw, a, t * d <= node);
-    let grad = params * a.gradient_reduce_bytes;
-    let weights = params * 2.0;
+    let ring = |bytes_per_param: f64, factor: f64| {
+        ring_seconds(dense * bytes_per_param, d, factor, data_bw)
+            + ring_seconds(experts * bytes_per_param, d_e, factor, data_bw)
+    };
+    let grad = a.gradient_reduce_bytes;
+    let weights = 2.0;
     let zero = zero_of(cfg);
     let fwd_share = 1.0 / passes;
     let bwd_mb = (compute_mb + elementwise_mb) * (1.0 - fwd_share);
@@ -533,29 +651,20 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         // step, under the backward (forward) pass of all m micro-batches.
         let restore = if zero.stage() == 3 { weights } else { 0.0 };
         let factor = if zero.stage() >= 1 { 1.0 } else { 2.0 };
-        exposed(
-            ring_seconds(grad, d, factor, data_bw) + ring_seconds(restore, d, 1.0, data_bw),
-            m * bwd_mb,
-        ) + exposed(ring_seconds(restore, d, 1.0, data_bw), m * fwd_mb)
+        exposed(ring(grad, factor) + ring(restore, 1.0), m * bwd_mb)
+            + exposed(ring(restore, 1.0), m * fwd_mb)
     } else {
         match zero {
-            Zero::None => exposed(ring_seconds(grad, d, 2.0, data_bw), bwd_mb),
-            Zero::One => {
-                exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
-                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-            }
-            Zero::Two => {
-                m * exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
-                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-            }
+            Zero::None => exposed(ring(grad, 2.0), bwd_mb),
+            Zero::One => exposed(ring(grad, 1.0), bwd_mb) + exposed(ring(weights, 1.0), fwd_mb),
+            Zero::Two => m * exposed(ring(grad, 1.0), bwd_mb) + exposed(ring(weights, 1.0), fwd_mb),
             Zero::Three => {
-                m * (exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb / 2.0)
-                    + exposed(ring_seconds(weights, d, 1.0, data_bw), bwd_mb / 2.0)
-                    + exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb))
+                m * (exposed(ring(grad, 1.0), bwd_mb / 2.0)
+                    + exposed(ring(weights, 1.0), bwd_mb / 2.0)
+                    + exposed(ring(weights, 1.0), fwd_mb))
             }
             Zero::ThreePerStep => {
-                exposed(ring_seconds(weights, d, 1.0, data_bw), fwd_mb)
-                    + exposed(ring_seconds(grad, d, 1.0, data_bw), bwd_mb)
+                exposed(ring(weights, 1.0), fwd_mb) + exposed(ring(grad, 1.0), bwd_mb)
             }
         }
     };
@@ -575,7 +684,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
 
     // The optimizer step: memory-bound over the local shard.
     let (_, _, opt_shard) = zero.shards(d);
-    let optimizer = params / opt_shard * a.precision.optimizer_traffic() / mem_bw;
+    let (_, _, opt_shard_e) = zero.shards(d_e);
+    let optimizer =
+        (dense / opt_shard + experts / opt_shard_e) * a.precision.optimizer_traffic() / mem_bw;
 
     StepTime {
         compute: m * compute_mb,
@@ -587,6 +698,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         optimizer,
         offload,
         context: m * context_mb,
+        expert: m * expert_mb,
+        all_to_all_bytes: m * a2a_bytes_mb,
+        context_ring_bytes: m * ring_bytes_mb,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
     }
 }

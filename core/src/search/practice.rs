@@ -20,6 +20,9 @@
 //!   ladder, not every integer), the batch then the largest multiple of
 //!   d·b at most the batch limit (the critical batch by default);
 //! * recomputation none / selective / full; sequence parallelism with t > 1;
+//! * for a mixture of experts, the expert-parallel degree ep: every divisor
+//!   of the routed experts that divides d·cp (no dominance: a larger ep
+//!   holds fewer experts but sends more of the all-to-all off the node);
 //! * with full recomputation, ZeRO-R's checkpoints kept, partitioned (P_a,
 //!   without sequence parallelism, which already splits them) or offloaded
 //!   to CPU memory (P_a+cpu);
@@ -89,6 +92,9 @@ pub struct Space {
     pub context: Option<u32>,
     /// The global batch in sequences.
     pub global_batch: Option<u64>,
+    /// Expert-parallel degree (searched for mixtures of experts: every
+    /// divisor of the routed experts that divides d·cp).
+    pub expert: Option<u32>,
 }
 
 const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
@@ -110,6 +116,19 @@ fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
         None => alloc::vec![1],
     }
 }
+/// The expert-parallel degrees tried for `dp_cp` data × context ranks:
+/// the fixed one, 1 for a dense model, else every divisor of the routed
+/// experts that divides `dp_cp` (ascending).
+fn expert_degrees(model: &ModelShape, space: &Space, dp_cp: u64) -> alloc::vec::Vec<u64> {
+    match (space.expert, model.experts) {
+        (Some(ep), _) => alloc::vec![u64::from(ep)],
+        (None, None) => alloc::vec![1],
+        (None, Some(e)) => divisors(u64::from(e.routed))
+            .filter(|ep| dp_cp % ep == 0)
+            .collect(),
+    }
+}
+
 const RECOMPUTE: [ActivationModel; 3] = [
     ActivationModel::None,
     ActivationModel::Selective,
@@ -428,8 +447,14 @@ fn state_floor(
     };
     let (sw, sg, so) = zero.shards(d as f64);
     let (bw, bg, bo) = a.precision.bytes();
-    let params = u64::from(model.layers).div_ceil(p) as f64 * model.layer_params() / t as f64;
-    params * (bw / sw + bg / sg + bo / so) + a.reserve.0
+    // The routed experts as spread as any expert degree allowed at this d
+    // spreads them (a floor for every ep tried).
+    let ep = expert_degrees(model, space, d).last().copied().unwrap_or(1) as f64;
+    let (swe, sge, soe) = zero.shards(d as f64 / ep);
+    let layers = u64::from(model.layers).div_ceil(p) as f64;
+    let experts = layers * model.layer_expert_params() / (ep * t as f64);
+    let dense = layers * (model.layer_params() - model.layer_expert_params()) / t as f64;
+    dense * (bw / sw + bg / sg + bo / so) + experts * (bw / swe + bg / sge + bo / soe) + a.reserve.0
 }
 
 /// One layer's activations for micro-batch `b` at tensor degree `t`, as
@@ -524,11 +549,12 @@ fn evaluate_candidate(
                 steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
             })
     };
+    let eps = expert_degrees(model, space, d * cp);
     for &v in &vs {
         if (v > 1 && m % p != 0) || beaten(best, v, false) {
             continue;
         }
-        for &sp in sps {
+        for (&sp, &ep) in sps.iter().flat_map(|sp| eps.iter().map(move |ep| (sp, ep))) {
             for &recompute in recomputes {
                 let full = recompute == ActivationModel::Full;
                 if full && beaten(best, v, true) {
@@ -557,6 +583,7 @@ fn evaluate_candidate(
                             pipeline_schedule: space.pipeline_schedule.unwrap_or_default(),
                             zero_r,
                             context: u32::try_from(cp).unwrap_or(u32::MAX),
+                            expert: u32::try_from(ep).unwrap_or(u32::MAX),
                         };
                         // Memory first: cheaper than the step.
                         let heavy = Stages::of(model, &cfg, a).heaviest();

@@ -97,6 +97,9 @@ fn small_model() -> impl Strategy<Value = ModelShape> {
                 biases: !gated,
                 vocab: None,
                 tied_embeddings: true,
+                experts: None,
+                latent: None,
+                hidden: None,
             },
         )
 }

@@ -62,26 +62,30 @@ fn brute(
                                 if p > 1 && zero.stage() > 1 {
                                     continue;
                                 }
-                                let cfg = Config {
-                                    data: d as u32,
-                                    pipe: p as u32,
-                                    tensor: t as u32,
-                                    micro_batch: b as u32,
-                                    micro_batches: mbs as u32,
-                                    activation: recompute,
-                                    virtual_stages: v as u32,
-                                    sequence_parallel: sp,
-                                    zero,
-                                    zero_r,
-                                    pipeline_schedule: schedule,
-                                    context: cp as u32,
-                                    ..Config::default()
-                                };
-                                let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
-                                    continue;
-                                };
-                                if e.fits && best.as_ref().is_none_or(|b| e.time.0 < b.time.0) {
-                                    best = Some(e);
+                                let eps = if m.experts.is_some() { d * cp } else { 1 };
+                                for ep in 1..=eps {
+                                    let cfg = Config {
+                                        expert: ep as u32,
+                                        data: d as u32,
+                                        pipe: p as u32,
+                                        tensor: t as u32,
+                                        micro_batch: b as u32,
+                                        micro_batches: mbs as u32,
+                                        activation: recompute,
+                                        virtual_stages: v as u32,
+                                        sequence_parallel: sp,
+                                        zero,
+                                        zero_r,
+                                        pipeline_schedule: schedule,
+                                        context: cp as u32,
+                                        ..Config::default()
+                                    };
+                                    let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
+                                        continue;
+                                    };
+                                    if e.fits && best.as_ref().is_none_or(|b| e.time.0 < b.time.0) {
+                                        best = Some(e);
+                                    }
                                 }
                             }
                         }
@@ -105,6 +109,9 @@ fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> Mode
         biases: false,
         vocab: Some(32_000),
         tied_embeddings: false,
+        experts: None,
+        latent: None,
+        hidden: None,
     }
 }
 
@@ -399,4 +406,66 @@ fn practice_search_offloads_checkpoints_when_memory_binds() {
     .evaluation;
     assert_eq!(gpipe.config.pipeline_schedule, PipelineSchedule::GPipe);
     assert!(gpipe.time.0 >= one.time.0);
+}
+
+/// A mixture of experts: the search picks the expert-parallel degree with
+/// the rest and agrees with brute force (every ep from 1 to d·cp), memory
+/// tight and loose, all-to-alls overlapped or not.
+#[test]
+fn practice_search_moe_is_brute_force() {
+    let mut found_ep = false;
+    for (gpus, mem, overlap, limit) in [
+        (16u64, 80.0, false, 0u32),
+        (16, 0.6, false, 0),
+        (32, 0.3, true, 2),
+        (32, 80.0, true, 0),
+    ] {
+        let mut m = small(8, 2, 4, 1024, 64);
+        m.experts = Some(model::Experts {
+            routed: 16,
+            top_k: 2,
+            ffn: 1024,
+            shared: 1,
+            dense_layers: 1,
+            node_limit: limit,
+        });
+        let mut gpu = hardware::H100_SXM;
+        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+        let hw = Hardware {
+            gpu,
+            node_size: Some(8),
+            network: Network::InfiniBand400,
+            ..Hardware::default()
+        };
+        let a = Assumptions {
+            reserve: plan3d_core::units::Bytes(0.0),
+            overlap_expert: overlap,
+            ..Assumptions::PRACTICE
+        };
+        let c = Constraints {
+            exact_gpus: Some(gpus),
+            ..Constraints::default()
+        };
+        let space = Space {
+            global_batch: Some(64),
+            ..Space::default()
+        };
+        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
+        let e = brute(&m, &hw, gpus, 64, &a);
+        assert_eq!(f.is_some(), e.is_some(), "{gpus} GPUs, {mem} GiB");
+        if let (Some(f), Some(e)) = (f, e) {
+            let f = f.best.evaluation;
+            assert!(f.fits);
+            assert!(
+                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+                "{:?} {} vs {:?} {}",
+                f.config,
+                f.time.0,
+                e.config,
+                e.time.0
+            );
+            found_ep |= f.config.expert > 1;
+        }
+    }
+    assert!(found_ep, "no case chose expert parallelism");
 }

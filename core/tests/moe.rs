@@ -1,0 +1,307 @@
+//! Mixtures of experts and expert parallelism, by hand: parameter counts
+//! against the published ones, the all-to-all volume and time, the
+//! expert-data-parallel state, the checks, and DeepSeek-V3's run.
+
+use plan3d_core::cost::assumptions::{Assumptions, Compute, Zero};
+use plan3d_core::cost::evaluate_with;
+use plan3d_core::model::{self, Experts};
+use plan3d_core::{hardware, ActivationModel, Config, Error, Hardware, ModelShape, Network};
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs()
+}
+
+/// Embedding and LM head, untied: 2·V·d_m.
+fn embeddings(m: &ModelShape) -> f64 {
+    2.0 * f64::from(m.vocab.unwrap()) * m.width() as f64
+}
+
+#[test]
+fn preset_parameter_counts_match_the_published_ones() {
+    // (model, total, active with embeddings, tolerance): DeepSeek-V3 671 B
+    // / 37 B (arXiv 2412.19437), Mixtral 8×22B 141 B / 39 B (Mistral AI),
+    // Qwen3-235B-A22B 235 B / 22 B (arXiv 2505.09388).
+    for (m, total, active) in [
+        (model::DEEPSEEK_V3, 671e9, 37e9),
+        (model::MIXTRAL_8X22B, 141e9, 39e9),
+        (model::QWEN3_235B_A22B, 235e9, 22e9),
+    ] {
+        assert!(
+            close(m.params_exact(), total, 0.005),
+            "{}",
+            m.params_exact()
+        );
+        let act = m.active_params() + embeddings(&m);
+        assert!(close(act, active, 0.02), "{act}");
+        assert!(m.active_params() < m.params());
+    }
+    // Mixtral's layer by hand: attention 2·6144² + 2·6144·1024, router
+    // 6144·8, eight SwiGLU experts 3·6144·16384.
+    let m = model::MIXTRAL_8X22B;
+    let attention = 2.0 * 6144.0 * 6144.0 + 2.0 * 6144.0 * 1024.0;
+    let expert = 3.0 * 6144.0 * 16384.0;
+    assert_eq!(m.layer_params(), attention + 6144.0 * 8.0 + 8.0 * expert);
+    assert_eq!(
+        m.layer_active_params(),
+        attention + 6144.0 * 8.0 + 2.0 * expert
+    );
+    assert_eq!(m.layer_expert_params(), 8.0 * expert);
+    // A dense model: active = all.
+    assert_eq!(
+        model::LLAMA_3_1_405B.active_params(),
+        model::LLAMA_3_1_405B.params()
+    );
+    // DeepSeek-V3's latent attention by hand: W_DQ 7168·1536, W_UQ
+    // 1536·128·192, W_DKV 7168·576, W_UKV 512·128·256, W_O 128·128·7168.
+    let ds = model::DEEPSEEK_V3;
+    let mla = 7168.0 * 1536.0
+        + 1536.0 * 128.0 * 192.0
+        + 7168.0 * 576.0
+        + 512.0 * 128.0 * 256.0
+        + 128.0 * 128.0 * 7168.0;
+    assert_eq!(ds.attention_params(), mla);
+    // Scores: 2·s·n_h·(192 + 128) per token and layer.
+    assert_eq!(ds.score_flops_per_token(), 2.0 * 4096.0 * 128.0 * 320.0);
+}
+
+/// A small MoE: width 1024 (8 heads of 128), 4 layers, 8 SwiGLU experts of
+/// 512, 2 per token, sequence 1024.
+fn small_moe(node_limit: u32) -> ModelShape {
+    ModelShape {
+        seq_len: 1024,
+        heads: 8,
+        head_size: 128,
+        kv_heads: 8,
+        layers: 4,
+        ffn: 4096,
+        gated_mlp: true,
+        biases: false,
+        vocab: None,
+        tied_embeddings: false,
+        experts: Some(Experts {
+            routed: 8,
+            top_k: 2,
+            ffn: 512,
+            shared: 0,
+            dense_layers: 0,
+            node_limit,
+        }),
+        hidden: None,
+        latent: None,
+    }
+}
+
+fn h100_nodes_of_4() -> Hardware {
+    Hardware {
+        gpu: hardware::H100_SXM,
+        node_size: Some(4),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    }
+}
+
+fn ep8() -> Config {
+    Config {
+        data: 8,
+        micro_batch: 1,
+        micro_batches: 4,
+        activation: ActivationModel::None,
+        zero: Zero::One,
+        expert: 8,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn all_to_all_volume_and_time_by_hand() {
+    let hw = h100_nodes_of_4();
+    let a = Assumptions::PRACTICE;
+    // Per direction at 80 %: NVLink 450 GB/s → 360, InfiniBand 400 Gb/s
+    // (50 GB/s) → 40.
+    let (nvlink, net) = (360e9_f64, 40e9_f64);
+    // 4 layers × 1024 tokens × 1024 wide, per micro-batch.
+    let elements = 4.0 * 1024.0 * 1024.0;
+    // Unrestricted: 4 of the 8 expert ranks on the node (g = 4): per
+    // token 2·4/8 = 1 copy over the network, 2·3/8 over NVLink; BF16
+    // dispatch and combine forward, both backward: 8 bytes per element.
+    let e = evaluate_with(&small_moe(0), &hw, &ep8(), &a).unwrap();
+    let s = e.step_parts.unwrap();
+    let per_mb = 8.0 * elements * (0.75 / nvlink).max(1.0 / net);
+    assert!(close(s.expert, 4.0 * per_mb, 1e-12), "{}", s.expert);
+    assert!(close(
+        s.all_to_all_bytes,
+        4.0 * 8.0 * elements * 1.75,
+        1e-12
+    ));
+    // Node-limited to 1 node: of n = 2 nodes, 2·(1 − ½²) = 1.5 distinct
+    // expected, 1 allowed, half of it remote; 2·3/4 forwarded on NVLink.
+    let e = evaluate_with(&small_moe(1), &hw, &ep8(), &a).unwrap();
+    let per_mb = 8.0 * elements * (1.5 / nvlink).max(0.5 / net);
+    assert!(close(e.step_parts.unwrap().expert, 4.0 * per_mb, 1e-12));
+    // FP8 dispatch: 7 bytes per element.
+    let fp8 = Assumptions {
+        compute: Compute::Fp8,
+        ..Assumptions::PRACTICE
+    };
+    let e = evaluate_with(&small_moe(0), &hw, &ep8(), &fp8).unwrap();
+    let per_mb = 7.0 * elements / net;
+    assert!(close(e.step_parts.unwrap().expert, 4.0 * per_mb, 1e-12));
+    // Full recomputation repeats the forward's two: 12 bytes per element.
+    let full = Config {
+        activation: ActivationModel::Full,
+        ..ep8()
+    };
+    let e = evaluate_with(&small_moe(0), &hw, &full, &a).unwrap();
+    assert!(close(
+        e.step_parts.unwrap().expert,
+        4.0 * 12.0 * elements / net,
+        1e-12
+    ));
+    // Overlapped: what the micro-batch's own compute does not hide.
+    let ov = Assumptions {
+        overlap_expert: true,
+        ..Assumptions::PRACTICE
+    };
+    let e = evaluate_with(&small_moe(0), &hw, &ep8(), &ov).unwrap();
+    let s = e.step_parts.unwrap();
+    let hidden = (s.compute + s.elementwise) / 4.0;
+    let expect = 4.0 * (8.0 * elements / net - hidden).max(0.0);
+    assert!(close(s.expert, expect, 1e-9), "{} vs {expect}", s.expert);
+    // No expert parallelism: no all-to-all.
+    let one = Config { expert: 1, ..ep8() };
+    let e = evaluate_with(&small_moe(0), &hw, &one, &a).unwrap();
+    assert_eq!(e.step_parts.unwrap().expert, 0.0);
+}
+
+#[test]
+fn expert_state_is_sharded_over_expert_data_parallel_ranks() {
+    let m = small_moe(0);
+    let hw = h100_nodes_of_4();
+    let e = evaluate_with(&m, &hw, &ep8(), &Assumptions::PRACTICE).unwrap();
+    let stage = e.stages.heaviest();
+    // Per layer: attention 4·1024² (the dense part, with the router
+    // 1024·8); one expert of 3·1024·512 per GPU (8 over ep 8).
+    let dense = 4.0 * (4.0 * 1024.0 * 1024.0 + 1024.0 * 8.0);
+    let experts = 4.0 * 3.0 * 1024.0 * 512.0;
+    // Mixed Adam: 2 + 4 bytes held, 12 sharded by ZeRO-1: the dense part
+    // over d = 8, the experts over d/ep = 1.
+    assert!(close(stage.weights.0, 2.0 * (dense + experts), 1e-12));
+    assert!(close(stage.gradients.0, 4.0 * (dense + experts), 1e-12));
+    assert!(close(
+        stage.optimizer.0,
+        12.0 * dense / 8.0 + 12.0 * experts,
+        1e-12
+    ));
+    // Without expert parallelism every GPU holds all 8 experts.
+    let one = Config { expert: 1, ..ep8() };
+    let e1 = evaluate_with(&m, &hw, &one, &Assumptions::PRACTICE).unwrap();
+    assert!(close(
+        e1.stages.heaviest().weights.0,
+        2.0 * (dense + 8.0 * experts),
+        1e-12
+    ));
+    // Work: 2 flops per active weight (attention, router, two experts)
+    // plus the scores, 3 passes, per token.
+    let active = 4.0 * 1024.0 * 1024.0 + 1024.0 * 8.0 + 2.0 * 3.0 * 1024.0 * 512.0;
+    assert_eq!(m.layer_active_params(), active);
+}
+
+#[test]
+fn bad_expert_settings_are_errors_in_words() {
+    let hw = h100_nodes_of_4();
+    let a = Assumptions::PRACTICE;
+    // ep must divide the routed experts, and d·cp.
+    let cfg = Config {
+        expert: 3,
+        data: 6,
+        ..ep8()
+    };
+    assert!(matches!(
+        evaluate_with(&small_moe(0), &hw, &cfg, &a),
+        Err(Error::NotDivisible {
+            what: "expert-parallel degree",
+            ..
+        })
+    ));
+    let cfg = Config { data: 4, ..ep8() };
+    assert!(matches!(
+        evaluate_with(&small_moe(0), &hw, &cfg, &a),
+        Err(Error::NotDivisible {
+            of: "data × context-parallel degree",
+            ..
+        })
+    ));
+    // A dense model has no experts to spread.
+    let dense = ModelShape {
+        experts: None,
+        ..small_moe(0)
+    };
+    assert!(matches!(
+        evaluate_with(&dense, &hw, &ep8(), &a),
+        Err(Error::Incompatible { .. })
+    ));
+    // The paper's model is dense.
+    let one = Config { expert: 1, ..ep8() };
+    assert!(matches!(
+        evaluate_with(&small_moe(0), &hw, &one, &Assumptions::PAPER),
+        Err(Error::Incompatible { .. })
+    ));
+    // top-k above the experts.
+    let mut m = small_moe(0);
+    m.experts.as_mut().unwrap().top_k = 9;
+    assert!(m.validate().is_err());
+}
+
+/// DeepSeek-V3's published setting (arXiv 2412.19437 sec. 3.1–3.3, 4.2):
+/// 2 048 H800s in nodes of 8 on InfiniBand 400, PP 16, EP 64, ZeRO-1, no
+/// TP, FP8 GEMMs, the all-to-alls overlapped by DualPipe, node-limited
+/// routing (4 nodes), batch 15 360 sequences of 4 096, 14.8 T tokens.
+/// Published: 2.664 M H800 GPU-hours of pre-training (2.788 M with the
+/// context extension and post-training). Recomputation: full (the run
+/// recomputed the norms and MLA up-projections and cached activations in
+/// FP8, which plan3d does not model; without recomputation the stage
+/// would hold ~176 GiB here).
+#[test]
+fn deepseek_v3_pre_training_gpu_hours() {
+    let hw = Hardware {
+        gpu: hardware::H800,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let a = Assumptions {
+        compute: Compute::Fp8,
+        overlap_expert: true,
+        tokens: Some(14.8e12),
+        ..Assumptions::PRACTICE
+    };
+    let cfg = Config {
+        data: 128,
+        pipe: 16,
+        tensor: 1,
+        micro_batch: 1,
+        micro_batches: 120,
+        activation: ActivationModel::Full,
+        zero: Zero::One,
+        expert: 64,
+        ..Config::default()
+    };
+    let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
+    assert!(e.fits);
+    let gpu_hours = e.gpus as f64 * e.time.0 / 3600.0;
+    let error = gpu_hours / 2.664e6 - 1.0;
+    println!(
+        "DeepSeek-V3: {:.3} M GPU-hours vs 2.664 M published ({:+.1} %)",
+        gpu_hours / 1e6,
+        100.0 * error
+    );
+    assert!(error.abs() < 0.2, "{gpu_hours}");
+    // Not overlapped (Megatron-Core's default 1F1B), the all-to-alls cost
+    // more than a third of the step.
+    let plain = Assumptions {
+        overlap_expert: false,
+        ..a
+    };
+    let e2 = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &plain).unwrap();
+    assert!(e2.step_parts.unwrap().expert > 0.3 * e2.step.0);
+}
