@@ -97,16 +97,24 @@ impl Timeline {
             }
         }
         let layers = s.spec.layers.max(1);
+        // A few dozen colours at most: found by a linear search from the
+        // last one used (neighbours mostly share it), not a hash map (whose
+        // instantiation costs the page ~2 KB of wasm).
         let mut groups: Vec<(String, Vec<Placed>)> = Vec::new();
-        let mut index = std::collections::HashMap::<String, usize>::new();
+        let mut last = 0;
         for (lane, is_net) in [(&compute, false), (&transfers, true)] {
             for (d, blocks) in lane.iter().enumerate() {
                 for b in blocks {
                     let c = color(b, layers);
-                    let k = *index.entry(c.clone()).or_insert_with(|| {
+                    let k = if groups.get(last).is_some_and(|g| g.0 == c) {
+                        last
+                    } else if let Some(k) = groups.iter().position(|g| g.0 == c) {
+                        k
+                    } else {
                         groups.push((c, Vec::new()));
                         groups.len() - 1
-                    });
+                    };
+                    last = k;
                     groups[k].1.push((d, is_net, b.start, b.end));
                 }
             }
@@ -114,9 +122,11 @@ impl Timeline {
         // Neighbouring blocks of one colour on one lane are drawn as one
         // rectangle: a pipeline's consecutive layers mostly share a shade,
         // and a gap under 1/4000 of the step is under a pixel on any screen.
+        // Each lane's blocks come in time order (a device runs its
+        // operations in turn), so neighbours are adjacent: no sort (a sort
+        // of these tuples would cost ~4.5 KB of wasm).
         let eps = s.makespan / 4000.0;
         for (_, items) in &mut groups {
-            items.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
             let mut merged: Vec<Placed> = Vec::with_capacity(items.len());
             for &it in items.iter() {
                 match merged.last_mut() {
@@ -159,6 +169,7 @@ fn color(b: &Block, layers: u32) -> String {
     match b.kind {
         EventKind::Forward => format!("hsl(215,70%,{:.0}%)", 80.0 - 28.0 * f.min(1.0)),
         EventKind::Backward => format!("hsl(8,65%,{:.0}%)", 68.0 - 28.0 * f.min(1.0)),
+        EventKind::WeightGradient => format!("hsl(280,45%,{:.0}%)", 70.0 - 28.0 * f.min(1.0)),
         EventKind::Restore => "#3aa39b".into(),
         EventKind::Reduce => "#e08a2c".into(),
         EventKind::Send => "#8d8d8d".into(),

@@ -191,7 +191,8 @@ pub(crate) struct PracticeArgs {
     /// Recomputation: none, selective or full.
     #[arg(long)]
     pub(crate) recompute: Option<String>,
-    /// Pipeline schedule: 1f1b (interleaved with --virtual-stages) or gpipe
+    /// Pipeline schedule: 1f1b (interleaved with --virtual-stages), gpipe or
+    /// zb-h1 (zero bubble); in `plan`, any tries 1f1b and zb-h1
     #[arg(long)]
     pub(crate) pipeline_schedule: Option<String>,
     /// ZeRO-R activation checkpoints (full recomputation): none, pa

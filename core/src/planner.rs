@@ -99,6 +99,7 @@ fn practice_space(inputs: &Inputs) -> search::Space {
             crate::memory::ActivationModel::Paper => None,
             a => Some(a),
         },
+        zero_bubble: inputs.zero_bubble,
         ..search::Space::default()
     }
 }
@@ -138,6 +139,11 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         format!(
             "interleaved 1F1B, {} stages × {} virtual",
             c.pipe, c.virtual_stages
+        )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 {
+        format!(
+            "zero-bubble ZB-H1 over {} stages (weight gradients fill the cool-down)",
+            c.pipe
         )
     } else if c.pipe > 1 {
         format!("1F1B over {} stages", c.pipe)
@@ -189,6 +195,13 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
             format!(
                 ", context parallel over {} GPUs (ring exchange exposed {:.2} s)",
                 c.context, p.context
+            )
+        } else {
+            alloc::string::String::new()
+        } + &if c.expert > 1 {
+            format!(
+                ", experts spread over {} GPUs (all-to-all exposed {:.2} s)",
+                c.expert, p.expert
             )
         } else {
             alloc::string::String::new()
@@ -668,6 +681,9 @@ pub fn plan_schedule(
     let kind = match (layered, c.pipe > 1) {
         (true, true) => ScheduleKind::Modular,
         (true, false) => ScheduleKind::Lga,
+        (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 => {
+            ScheduleKind::ZbH1
+        }
         (false, true) => ScheduleKind::OneFOneB,
         (false, false) => ScheduleKind::Ga,
     };
@@ -676,7 +692,7 @@ pub fn plan_schedule(
     // layer count the stages divide.
     let per_stage = f64::from(model.layers) / f64::from(pipe);
     let layers_for = |p: u32| -> u32 {
-        if kind == ScheduleKind::OneFOneB {
+        if matches!(kind, ScheduleKind::OneFOneB | ScheduleKind::ZbH1) {
             model.layers / pipe * p
         } else if p == pipe {
             model.layers
@@ -684,7 +700,8 @@ pub fn plan_schedule(
             (crate::math::round(per_stage * f64::from(p)) as u32).max(p)
         }
     };
-    let ops = |layers: u32, n: u32| 2 * u64::from(layers) * u64::from(n);
+    let passes = if kind.splits_backward() { 3 } else { 2 };
+    let ops = |layers: u32, n: u32| passes * u64::from(layers) * u64::from(n);
     let (mut p, mut n) = (pipe, nmu);
     if ops(layers_for(p), n) > MAX_PAGE_OPS {
         if pipe > 1 {
@@ -779,6 +796,10 @@ pub fn comparison(which: Comparison) -> Result<[Schedule; 2], Error> {
         Comparison::Interleaved => [
             unit(ScheduleKind::OneFOneB, 4, 16, 8, 1, 1)?,
             unit(ScheduleKind::Interleaved, 4, 16, 8, 2, 1)?,
+        ],
+        Comparison::ZeroBubble => [
+            unit(ScheduleKind::OneFOneB, 4, 16, 8, 1, 1)?,
+            unit(ScheduleKind::ZbH1, 4, 16, 8, 1, 1)?,
         ],
     })
 }

@@ -575,3 +575,71 @@ fn paper_setting_is_evaluate() {
     assert_eq!(a, b);
     assert!(close(a.step.0 * a.steps, a.time.0, 1e-12));
 }
+
+/// ZB-H1 (Qi et al. 2024): the bubble (p−1)(F + B − W)/(m(F + B + W)) is
+/// a third of 1F1B's without recomputation (F = B = W) and half of it with
+/// full recomputation (B = 2F); every device holds p micro-batches; not
+/// with virtual stages, nor under the paper's model.
+#[test]
+fn zb_h1_bubble_and_memory_by_hand() {
+    let base = Config {
+        pipe: 8,
+        micro_batches: 16,
+        activation: ActivationModel::None,
+        ..Config::default()
+    };
+    let zb = Config {
+        pipeline_schedule: PipelineSchedule::ZbH1,
+        ..base
+    };
+    assert!(close(bubble_fraction(&base, 96), 7.0 / 16.0, 1e-12));
+    assert!(close(bubble_fraction(&zb, 96), 7.0 / 16.0 / 3.0, 1e-12));
+    let full = Config {
+        activation: ActivationModel::Full,
+        ..zb
+    };
+    assert!(close(bubble_fraction(&full, 96), 7.0 / 16.0 / 2.0, 1e-12));
+    // In flight: 1F1B p − stage; ZB-H1 p on every stage.
+    assert_eq!(in_flight(&base, 7), 1.0);
+    assert_eq!(in_flight(&zb, 7), 8.0);
+    assert_eq!(in_flight(&zb, 0), in_flight(&base, 0));
+    // The step: the same work, a third of the bubble.
+    let hw = h100();
+    let a = Assumptions::PRACTICE;
+    let cfg = |s| Config {
+        data: 2,
+        pipe: 8,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 16,
+        activation: ActivationModel::None,
+        sequence_parallel: true,
+        zero: Zero::One,
+        pipeline_schedule: s,
+        ..Config::default()
+    };
+    let one = evaluate_with(&GPT3, &hw, &cfg(PipelineSchedule::OneFOneB), &a).unwrap();
+    let zb = evaluate_with(&GPT3, &hw, &cfg(PipelineSchedule::ZbH1), &a).unwrap();
+    let (s1, s2) = (one.step_parts.unwrap(), zb.step_parts.unwrap());
+    assert_eq!(s1.compute, s2.compute);
+    assert!(close(s2.bubble, s1.bubble / 3.0, 1e-12));
+    assert!(zb.step.0 < one.step.0);
+    // Rejected: virtual stages, the layered methods, the paper's model.
+    let v2 = Config {
+        virtual_stages: 2,
+        ..cfg(PipelineSchedule::ZbH1)
+    };
+    assert!(evaluate_with(&GPT3, &hw, &v2, &a).is_err());
+    let layered = Config {
+        method: Method::Improved,
+        ..cfg(PipelineSchedule::ZbH1)
+    };
+    assert!(evaluate_with(&GPT3, &hw, &layered, &a).is_err());
+    assert!(evaluate_with(
+        &GPT3,
+        &hw,
+        &cfg(PipelineSchedule::ZbH1),
+        &Assumptions::PAPER
+    )
+    .is_err());
+}

@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 use proptest::prelude::*;
 
-use ScheduleKind::{Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB};
+use ScheduleKind::{Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB, ZbH1};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -38,6 +38,18 @@ proptest! {
         let s = unit(Interleaved, nl * v * per, nmu, v);
         prop_assert!(close(s.bubble_fraction, (nlf - 1.0) / (f64::from(v) * f64::from(nmu))),
             "interleaved {} vs {}", s.bubble_fraction, (nlf - 1.0) / (f64::from(v) * f64::from(nmu)));
+        // ZB-H1 (Qi et al. 2024, sec. 3.1): (n_l − 1)·(F + B − W) with the
+        // backward b split into W = F = 1 and B = b − 1, over n_µ·(1 + b).
+        let s = unit(ZbH1, nl * per, nmu + extra, 1);
+        let zb = (nlf - 1.0) * (f64::from(b) - 1.0) / (nmuf * (1.0 + f64::from(b)));
+        prop_assert!(close(s.bubble_fraction, zb), "zb-h1 {} vs {zb}", s.bubble_fraction);
+        // …a third of 1F1B's when F = B = W (b = 2), and 1F1B's peak memory.
+        if b == 2 {
+            let one = unit(OneFOneB, nl * per, nmu + extra, 1);
+            prop_assert!(close(3.0 * s.bubble_fraction, one.bubble_fraction));
+            prop_assert_eq!(s.memory_peak.iter().copied().fold(0.0, f64::max),
+                one.memory_peak.iter().copied().fold(0.0, f64::max));
+        }
         // Modular: (n_l − 1)·n_l/(n_µ·d_l) for n_µ ≥ n_l (sec. 4).
         let dl = nl * per;
         let s = unit(Modular, dl, nmu + extra, 1);
@@ -47,7 +59,7 @@ proptest! {
 
     #[test]
     fn prop_schedules_are_consistent(
-        kind in 0usize..6, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
+        kind in 0usize..7, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
         data in 1u32..=3, partition in any::<bool>(), offload in any::<bool>(),
         reduce in 0.0f64..3.0, restore in 0.0f64..2.0, send in 0.0f64..1.5, cpu in 0.0f64..1.0
     ) {
@@ -80,15 +92,26 @@ proptest! {
         // forward first; the data flows layer to layer.
         let mut f = HashMap::new();
         let mut b = HashMap::new();
+        let mut w = HashMap::new();
         for e in s.events.iter().filter(|e| e.stream == Stream::Compute) {
             let key = (e.layer, e.micro_batch);
             match e.kind {
                 EventKind::Forward => prop_assert!(f.insert(key, *e).is_none()),
                 EventKind::Backward => prop_assert!(b.insert(key, *e).is_none()),
+                EventKind::WeightGradient => prop_assert!(w.insert(key, *e).is_none()),
                 _ => {}
             }
         }
         prop_assert_eq!(f.len(), b.len());
+        // A split backward: one W per B, after it, on the same device.
+        if kind.splits_backward() {
+            prop_assert_eq!(w.len(), b.len());
+            for (key, we) in &w {
+                prop_assert!(we.start >= b[key].end - 1e-9 && we.device == b[key].device);
+            }
+        } else {
+            prop_assert!(w.is_empty());
+        }
         for (key, fe) in &f {
             let be = b[key];
             prop_assert!(be.start >= fe.end - 1e-9);

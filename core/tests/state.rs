@@ -91,6 +91,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                     None => [None; plan3d_core::run::MAX_RAMP],
                 },
                 compute: plan3d_core::cost::assumptions::Compute::ALL[(g + n) % 2],
+                zero_bubble: (g + m) % 2 == 0,
             },
         )
 }

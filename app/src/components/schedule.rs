@@ -180,6 +180,10 @@ pub fn Schedules(
                     "Two virtual stages per GPU shrink the bubble: {} → {}.",
                     fmt::pct(*ba), fmt::pct(*bb)
                 ),
+                Comparison::ZeroBubble => format!(
+                    "Weight gradients deferred into the cool-down shrink the bubble: {} → {}, with the same peak memory.",
+                    fmt::pct(*ba), fmt::pct(*bb)
+                ),
             }
         })
     };
@@ -228,6 +232,7 @@ pub fn Schedules(
             <p class="p3-legend" data-testid="timeline-legend">
                 <span class="p3-key"><span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last)"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--bwd"></span>"backward (recomputation included)"</span>
+                <span class="p3-key"><span class="p3-swatch p3-swatch--wgrad"></span>"weight gradient (zero-bubble)"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--restore"></span>"parameter restore"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--send"></span>"pipeline send"</span>
@@ -249,6 +254,7 @@ pub fn Schedules(
                 <option value="lga">"standard vs layered gradient accumulation (fig. 1)"</option>
                 <option value="modular">"standard vs modular pipeline (fig. 3)"</option>
                 <option value="interleaved">"1F1B vs interleaved 1F1B (Megatron-LM)"</option>
+                <option value="zb-h1">"1F1B vs zero-bubble ZB-H1 (Qi et al. 2024)"</option>
             </select>
             <div class="p3-pair">
                 <figure>
@@ -261,7 +267,7 @@ pub fn Schedules(
                 </figure>
             </div>
             <p class="p3-improves" data-testid="cmp-improves">{improves}</p>
-            <p class="p3-hint">"Unit durations: forward 1, backward 2; colours as in the legend above."</p>
+            <p class="p3-hint">"Unit durations: forward 1, backward 2 (split by ZB-H1 into input gradient 1 and weight gradient 1); colours as in the legend above."</p>
             })}
         </section>
     }

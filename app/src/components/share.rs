@@ -32,11 +32,17 @@ pub fn read_scenarios() -> (Vec<(String, Inputs)>, Vec<Notice>) {
         }
         let value = st.get_item(&key).ok().flatten().unwrap_or_default();
         match read_scenario(&key, &value) {
-            Ok(s) => ok.push(s),
+            // Kept in name order as they come (a handful: an insertion
+            // costs less wasm than a sort's instantiation).
+            Ok(s) => {
+                let at = ok
+                    .binary_search_by(|(n, _): &(String, Inputs)| n.cmp(&s.0))
+                    .unwrap_or_else(|e| e);
+                ok.insert(at, s);
+            }
             Err(n) => bad.push(n),
         }
     }
-    ok.sort_by(|a, b| a.0.cmp(&b.0));
     (ok, bad)
 }
 

@@ -263,7 +263,7 @@ fn zero_stage(name: &str) -> Result<Zero, ApiError> {
 fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
     PipelineSchedule::parse(name).map_err(|_| {
         ApiError(format!(
-            "unknown pipeline schedule '{name}': use 1f1b or gpipe"
+            "unknown pipeline schedule '{name}': use 1f1b, gpipe or zb-h1 (or any, in a practice plan)"
         ))
     })
 }
@@ -500,12 +500,17 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             pipeline_schedule: p
                 .pipeline_schedule
                 .as_deref()
+                .filter(|s| !s.eq_ignore_ascii_case("any"))
                 .map(pipeline_schedule)
                 .transpose()?,
             zero_r: p.zero_r.as_deref().map(zero_r).transpose()?,
             context: p.context_parallel,
             global_batch: p.global_batch,
             expert: p.expert_parallel,
+            zero_bubble: p
+                .pipeline_schedule
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("any")),
         };
         let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
         return Ok(PlanReport::exhaustive(

@@ -99,18 +99,28 @@ pub enum PipelineSchedule {
     /// GPipe (Huang et al. 2019): every forward, then every backward. The
     /// same bubble (p−1)/m, but all m micro-batches' activations are held.
     GPipe,
+    /// Zero-bubble ZB-H1 (Qi et al. 2024, arXiv 2401.10241, sec. 3.1): the
+    /// backward split into input- and weight-gradient passes, the weight
+    /// gradients deferred into the cool-down. Bubble (p−1)·(F + B − W)/m
+    /// per micro-batch's F + B + W: a third of 1F1B's without
+    /// recomputation (F = B = W), half with full recomputation (B = 2F);
+    /// every device holds p micro-batches (1F1B's first device's peak).
+    /// No virtual stages (torchtitan's `ZBVZeroBubble` is the V-shaped
+    /// variant, not modelled).
+    ZbH1,
 }
 
 impl PipelineSchedule {
-    /// Both schedules.
-    pub const ALL: [Self; 2] = [Self::OneFOneB, Self::GPipe];
+    /// Every schedule.
+    pub const ALL: [Self; 3] = [Self::OneFOneB, Self::GPipe, Self::ZbH1];
 
-    /// Stable name: `1f1b`, `gpipe`.
+    /// Stable name: `1f1b`, `gpipe`, `zb-h1`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::OneFOneB => "1f1b",
             Self::GPipe => "gpipe",
+            Self::ZbH1 => "zb-h1",
         }
     }
 
@@ -365,6 +375,18 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         if cfg.virtual_stages > 1 {
             return Err(Error::Incompatible {
                 what: "GPipe has no virtual stages: interleaving is a 1F1B schedule",
+            });
+        }
+    }
+    if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+        if cfg.method.layered() {
+            return Err(Error::Incompatible {
+                what: "the layered methods run the modular pipeline, not ZB-H1",
+            });
+        }
+        if cfg.virtual_stages > 1 {
+            return Err(Error::Incompatible {
+                what: "ZB-H1 has no virtual stages (the V-shaped zero-bubble schedule is not modelled)",
             });
         }
     }

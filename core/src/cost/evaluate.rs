@@ -149,6 +149,11 @@ pub fn evaluate_with(
         Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {
             what: "context parallelism is a practice knob: the paper's model has none",
         }),
+        Timing::Intensity if cfg.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 => {
+            Err(Error::Incompatible {
+                what: "ZB-H1 is a practice schedule: the paper's model has 1F1B, GPipe and the modular pipeline",
+            })
+        }
         Timing::Intensity if model.experts.is_some() || model.latent.is_some() => {
             Err(Error::Incompatible {
                 what: "the paper's model is dense with multi-head attention: mixtures of experts and latent attention are practice models (--assumptions practice)",

@@ -258,6 +258,11 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
     if cfg.method.layered() || cfg.pipeline_schedule == PipelineSchedule::GPipe {
         return m;
     }
+    if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+        // Device i: p − i in flight as in 1F1B, plus the i whose weight
+        // gradients it defers.
+        return p.min(m);
+    }
     let chunk_mbs = if cfg.virtual_stages > 1 {
         2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
     } else {
@@ -268,7 +273,8 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
 
 /// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
 /// GPipe, 1F1B and interleaved 1F1B (PTD-P secs. 2.2.1–2.2.2), (p−1)·p/(m·d_l) for the
-/// modular pipeline (Lamy-Poirier sec. 4).
+/// modular pipeline (Lamy-Poirier sec. 4), (p−1)/m · (F+B−W)/(F+B+W) for
+/// ZB-H1 (Qi et al. 2024).
 #[must_use]
 pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
     let (p, v, m) = (
@@ -280,6 +286,11 @@ pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
         0.0
     } else if cfg.method.layered() {
         (p - 1.0) * p / (m * f64::from(layers))
+    } else if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+        // (p−1)(F + B − W) over m(F + B + W): W = F, B the rest of the
+        // passes (1 forward-equivalent, 2 with full recomputation).
+        let passes = passes(cfg.activation);
+        (p - 1.0) / m * (passes - 2.0) / passes
     } else {
         (p - 1.0) / (v * m)
     }

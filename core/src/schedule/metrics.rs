@@ -5,13 +5,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::schedule::memory::{memory_deltas, memory_steps};
+use crate::schedule::memory::{memory_deltas, memory_steps, sort_pairs};
 use crate::schedule::spec::ScheduleSpec;
 use crate::schedule::timeline::{Event, EventKind, Schedule, Stream};
 
 /// Sorts intervals and merges those that touch (within `eps`).
 fn merge_intervals(mut v: Vec<(f64, f64)>, eps: f64) -> Vec<(f64, f64)> {
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sort_pairs(&mut v);
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         match out.last_mut() {
@@ -38,7 +38,10 @@ pub(super) fn measure(spec: &ScheduleSpec, events: Vec<Event>, free_makespan: f6
         let dev = e.device as usize;
         if e.stream == Stream::Compute {
             busy[dev] += e.end - e.start;
-            if matches!(e.kind, EventKind::Forward | EventKind::Backward) {
+            if matches!(
+                e.kind,
+                EventKind::Forward | EventKind::Backward | EventKind::WeightGradient
+            ) {
                 compute_busy[dev] += e.end - e.start;
                 first = first.min(e.start);
                 last = last.max(e.end);
@@ -62,16 +65,16 @@ pub(super) fn measure(spec: &ScheduleSpec, events: Vec<Event>, free_makespan: f6
     };
     let in_flight = (0..n)
         .map(|dev| {
-            let mut marks: Vec<(f64, i32)> = Vec::with_capacity(2 * nmu);
+            let mut marks: Vec<(f64, f64)> = Vec::with_capacity(2 * nmu);
             for &(s, e) in &span[dev * nmu..(dev + 1) * nmu] {
                 if s.is_finite() {
-                    marks.push((s, 1));
-                    marks.push((e, -1));
+                    marks.push((s, 1.0));
+                    marks.push((e, -1.0));
                 }
             }
-            // Ends before starts at equal times.
-            marks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let (mut cur, mut peak) = (0i32, 0i32);
+            // Ends (−1) before starts (+1) at equal times.
+            sort_pairs(&mut marks);
+            let (mut cur, mut peak) = (0.0_f64, 0.0_f64);
             for (_, d) in marks {
                 cur += d;
                 peak = peak.max(cur);
@@ -94,7 +97,12 @@ pub(super) fn measure(spec: &ScheduleSpec, events: Vec<Event>, free_makespan: f6
     };
     let mut deltas: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
     for e in &schedule.events {
-        memory_deltas(&spec.memory, e, &mut deltas[e.device as usize]);
+        memory_deltas(
+            &spec.memory,
+            e,
+            spec.kind.splits_backward(),
+            &mut deltas[e.device as usize],
+        );
     }
     let memory_peak = deltas
         .into_iter()

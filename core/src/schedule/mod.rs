@@ -83,7 +83,7 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
     };
     check_count("devices", spec.devices.into(), 1, max_devices)?;
     let stages = match spec.kind {
-        ScheduleKind::Gpipe | ScheduleKind::OneFOneB => Some(spec.devices),
+        ScheduleKind::Gpipe | ScheduleKind::OneFOneB | ScheduleKind::ZbH1 => Some(spec.devices),
         ScheduleKind::Interleaved => Some(spec.devices * spec.chunks),
         _ => None,
     };

@@ -20,11 +20,13 @@ pub(super) struct Segment {
     pub(super) layers: u32,
 }
 
-/// Forward or backward.
+/// Forward, backward (the input gradient only when the schedule splits
+/// it), or the weight gradient W of a split backward.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Pass {
     F,
     B,
+    W,
 }
 
 /// One compute operation: a pass of a segment for a micro-batch.
@@ -55,6 +57,14 @@ impl Op {
             mb,
         }
     }
+    /// The weight-gradient pass of segment `seg` for micro-batch `mb`.
+    pub(super) fn w(seg: u32, mb: u32) -> Self {
+        Self {
+            pass: Pass::W,
+            seg,
+            mb,
+        }
+    }
 }
 
 /// The segments of a schedule, in forward order.
@@ -62,9 +72,10 @@ pub(super) fn segments(spec: &ScheduleSpec) -> Vec<Segment> {
     match spec.kind {
         ScheduleKind::Ga | ScheduleKind::Lga => accumulation::segments(spec.layers),
         ScheduleKind::Modular => modular::segments(spec.devices, spec.layers),
-        ScheduleKind::Gpipe | ScheduleKind::OneFOneB | ScheduleKind::Interleaved => {
-            pipeline::segments(spec)
-        }
+        ScheduleKind::Gpipe
+        | ScheduleKind::OneFOneB
+        | ScheduleKind::Interleaved
+        | ScheduleKind::ZbH1 => pipeline::segments(spec),
     }
 }
 
@@ -74,7 +85,7 @@ pub(super) fn order(spec: &ScheduleSpec, device: u32, segs: &[Segment]) -> Vec<O
         .filter(|&k| segs[k as usize].device == device)
         .collect();
     let nmu = spec.micro_batches;
-    let mut ops = Vec::with_capacity(2 * own.len() * nmu as usize);
+    let mut ops = Vec::with_capacity(3 * own.len() * nmu as usize);
     match spec.kind {
         ScheduleKind::Ga => accumulation::ga(&own, nmu, &mut ops),
         ScheduleKind::Lga => accumulation::lga(&own, nmu, &mut ops),
@@ -82,6 +93,7 @@ pub(super) fn order(spec: &ScheduleSpec, device: u32, segs: &[Segment]) -> Vec<O
         ScheduleKind::Gpipe => pipeline::gpipe(own[0], nmu, &mut ops),
         ScheduleKind::OneFOneB => pipeline::one_f_one_b(spec, device, own[0], &mut ops),
         ScheduleKind::Interleaved => pipeline::interleaved(spec, device, &mut ops),
+        ScheduleKind::ZbH1 => pipeline::zb_h1(spec, device, own[0], &mut ops),
     }
     ops
 }

@@ -1,5 +1,6 @@
-//! Standard pipelines: GPipe, 1F1B (PipeDream-Flush) and interleaved 1F1B
-//! with v virtual stages per device (PTD-P, Megatron-LM's order).
+//! Standard pipelines: GPipe, 1F1B (PipeDream-Flush), interleaved 1F1B
+//! with v virtual stages per device (PTD-P, Megatron-LM's order), and the
+//! zero-bubble ZB-H1 (Qi et al. 2024).
 
 use alloc::vec::Vec;
 
@@ -67,4 +68,33 @@ pub(super) fn interleaved(spec: &ScheduleSpec, device: u32, ops: &mut Vec<Op>) {
         ops.push(bwd(i));
     }
     ops.extend((total - warmup..total).map(bwd));
+}
+
+/// ZB-H1 (Qi et al. 2024, sec. 3.1): 1F1B's forwards and input-gradient
+/// passes B, each weight-gradient pass W issued after the B of the
+/// micro-batch `device` places later, the last W's at the end. The later
+/// devices, idle longest in 1F1B's cool-down, keep their W's to fill it;
+/// device i holds at most (p − i) + i micro-batches, 1F1B's peak. With free
+/// transfers the bubble is (p−1)·(F + B − W) (tests/schedule.rs).
+pub(super) fn zb_h1(spec: &ScheduleSpec, device: u32, k: u32, ops: &mut Vec<Op>) {
+    let (nl, nmu) = (spec.devices, spec.micro_batches);
+    let warmup = (nl - device - 1).min(nmu);
+    ops.extend((0..warmup).map(|mb| Op::f(k, mb)));
+    let mut weights = 0;
+    let mut after_b = |b_done: u32, ops: &mut Vec<Op>| {
+        while weights + device < b_done {
+            ops.push(Op::w(k, weights));
+            weights += 1;
+        }
+    };
+    for i in 0..nmu - warmup {
+        ops.push(Op::f(k, warmup + i));
+        ops.push(Op::b(k, i));
+        after_b(i + 1, ops);
+    }
+    for mb in nmu - warmup..nmu {
+        ops.push(Op::b(k, mb));
+        after_b(mb + 1, ops);
+    }
+    ops.extend((weights..nmu).map(|mb| Op::w(k, mb)));
 }

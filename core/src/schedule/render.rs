@@ -56,6 +56,7 @@ impl Schedule {
                     let c = match e.kind {
                         EventKind::Forward => letter(e.micro_batch, false),
                         EventKind::Backward => letter(e.micro_batch, true),
+                        EventKind::WeightGradient => '~',
                         EventKind::Restore => 'r',
                         EventKind::Reduce => 'R',
                         EventKind::Send => 's',
@@ -156,6 +157,7 @@ impl Schedule {
                 let fill = match e.kind {
                     EventKind::Forward => alloc::format!("hsl({hue},70%,72%)"),
                     EventKind::Backward => alloc::format!("hsl({hue},60%,45%)"),
+                    EventKind::WeightGradient => alloc::format!("hsl({hue},50%,30%)"),
                     EventKind::Restore => String::from("#7aa6d8"),
                     EventKind::Reduce => String::from("#d88a5a"),
                     EventKind::Send => String::from("#9c9c9c"),

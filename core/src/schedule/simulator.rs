@@ -37,15 +37,21 @@ fn loads(ops: &[Op]) -> (Vec<Option<u32>>, Vec<u32>) {
 /// else the last backward of the segment.
 fn reduces_after(ops: &[Op], per_micro_batch: bool) -> Vec<bool> {
     let mut last = vec![false; ops.len()];
+    // The pass that completes the gradients: W when the backward is split.
+    let grads = if ops.iter().any(|o| o.pass == Pass::W) {
+        Pass::W
+    } else {
+        Pass::B
+    };
     if per_micro_batch {
         for (i, op) in ops.iter().enumerate() {
-            last[i] = op.pass == Pass::B;
+            last[i] = op.pass == grads;
         }
         return last;
     }
     let mut seen = vec![false; ops.iter().map(|o| o.seg as usize + 1).max().unwrap_or(0)];
     for (i, op) in ops.iter().enumerate().rev() {
-        if op.pass == Pass::B && !seen[op.seg as usize] {
+        if op.pass == grads && !seen[op.seg as usize] {
             seen[op.seg as usize] = true;
             last[i] = true;
         }
@@ -106,6 +112,16 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
     let mut f_ready = vec![f64::NAN; nseg * nmu];
     let mut b_ready = vec![f64::NAN; nseg * nmu];
     let mut f_end = vec![f64::NAN; nseg * nmu];
+    // When each backward ended (a split backward's W waits for its B).
+    let mut b_end = vec![f64::NAN; nseg * nmu];
+    // A split backward: B is the backward less the weight gradient, W the
+    // weight gradient, as long as a forward (the same GEMMs' count).
+    let split = spec.kind.splits_backward();
+    let (b_dur, w_dur) = if split {
+        ((d.backward - d.forward).max(0.0), d.forward)
+    } else {
+        (d.backward, 0.0)
+    };
     let loads_needed = spec.partition || spec.offload;
     let per_mb_reduce = (spec.partition || spec.offload) && !spec.kind.layered();
     let mut devs: Vec<DeviceState> = (0..spec.devices)
@@ -231,6 +247,7 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                             own.max(next)
                         }
                     }
+                    Pass::W => b_end[i],
                 };
                 if ready.is_nan() {
                     break;
@@ -248,7 +265,8 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                 let seg = segs[k];
                 let dur = match op.pass {
                     Pass::F => d.forward,
-                    Pass::B => d.backward,
+                    Pass::B => b_dur,
+                    Pass::W => w_dur,
                 } * f64::from(seg.layers);
                 let start = st.compute_free.max(ready).max(load_ready);
                 let end = start + dur;
@@ -259,6 +277,7 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                     kind: match op.pass {
                         Pass::F => EventKind::Forward,
                         Pass::B => EventKind::Backward,
+                        Pass::W => EventKind::WeightGradient,
                     },
                     layer: seg.first,
                     layers: seg.layers,
@@ -270,6 +289,7 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                 let neighbour = match op.pass {
                     Pass::F => (k + 1 < nseg).then(|| k + 1),
                     Pass::B => k.checked_sub(1),
+                    Pass::W => None,
                 };
                 let mut avail = end;
                 if let Some(nk) = neighbour {
@@ -294,7 +314,11 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                         f_end[i] = end;
                         f_ready[i] = avail;
                     }
-                    Pass::B => b_ready[i] = avail,
+                    Pass::B => {
+                        b_ready[i] = avail;
+                        b_end[i] = end;
+                    }
+                    Pass::W => {}
                 }
                 // Gradients leave after the segment's (last) backward.
                 if st.reduce_after[st.next] {

@@ -18,17 +18,25 @@ pub enum ScheduleKind {
     Interleaved,
     /// The modular pipeline with layered accumulation (fig. 3, sec. 4).
     Modular,
+    /// Zero-bubble ZB-H1 (Qi et al. 2024, arXiv 2401.10241, sec. 3): the
+    /// backward split into the input gradient (B) and the weight gradient
+    /// (W); 1F1B's order of forwards and B, with device i's W passes
+    /// deferred by i micro-batches to fill the cool-down. Bubble
+    /// (p−1)·(F + B − W), a third of 1F1B's when the three are equal;
+    /// 1F1B's peak activation memory.
+    ZbH1,
 }
 
 impl ScheduleKind {
     /// Every kind.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Ga,
         Self::Lga,
         Self::Gpipe,
         Self::OneFOneB,
         Self::Interleaved,
         Self::Modular,
+        Self::ZbH1,
     ];
     /// Stable name, as used by the CLI and URLs.
     #[must_use]
@@ -40,6 +48,7 @@ impl ScheduleKind {
             Self::OneFOneB => "1f1b",
             Self::Interleaved => "interleaved",
             Self::Modular => "modular",
+            Self::ZbH1 => "zb-h1",
         }
     }
     /// Parses [`ScheduleKind::name`].
@@ -59,6 +68,12 @@ impl ScheduleKind {
     #[must_use]
     pub fn pipelined(self) -> bool {
         !matches!(self, Self::Ga | Self::Lga)
+    }
+    /// Is the backward split into input-gradient (B) and weight-gradient
+    /// (W) passes?
+    #[must_use]
+    pub fn splits_backward(self) -> bool {
+        self == Self::ZbH1
     }
     /// Layered: each segment processes all its micro-batches in a row.
     #[must_use]

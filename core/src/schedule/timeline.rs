@@ -38,8 +38,11 @@ impl Stream {
 pub enum EventKind {
     /// Forward pass of a segment for one micro-batch.
     Forward,
-    /// Backward pass, recomputation included.
+    /// Backward pass, recomputation included (the input gradient only,
+    /// when the schedule splits the backward).
     Backward,
+    /// The weight gradient of a split backward (zero-bubble schedules).
+    WeightGradient,
     /// Restore a segment's parameters from their partition (network).
     Restore,
     /// Reduce a segment's gradients over the data-parallel devices.
@@ -61,6 +64,7 @@ impl EventKind {
         match self {
             Self::Forward => "forward",
             Self::Backward => "backward",
+            Self::WeightGradient => "weight-gradient",
             Self::Restore => "restore",
             Self::Reduce => "reduce",
             Self::Send => "send",

@@ -27,7 +27,8 @@
 //!   without sequence parallelism, which already splits them) or offloaded
 //!   to CPU memory (P_a+cpu);
 //! * the pipeline schedule: 1F1B (interleaved with v > 1); GPipe only when
-//!   fixed: it has 1F1B's bubble and holds all m micro-batches;
+//!   fixed: it has 1F1B's bubble and holds all m micro-batches; ZB-H1 when
+//!   fixed, or beside 1F1B at v = 1 with [`Space::zero_bubble`];
 //!   ZeRO 0 or 1 with a pipeline, 0–3 (and 3 gathered once per step)
 //!   without (DeepSpeed and Megatron-Core do not shard gradients under a
 //!   pipeline that accumulates them).
@@ -95,6 +96,27 @@ pub struct Space {
     /// Expert-parallel degree (searched for mixtures of experts: every
     /// divisor of the routed experts that divides d·cp).
     pub expert: Option<u32>,
+    /// With the schedule free, also try ZB-H1 where there are no virtual
+    /// stages (`--pipeline-schedule any`); otherwise the search keeps to
+    /// Megatron-Core's 1F1B and interleaved 1F1B.
+    pub zero_bubble: bool,
+}
+
+/// The smallest bubble factor a candidate's schedules allow, against
+/// (p−1)/m: 1/v for 1F1B with v virtual stages; 1/3 for ZB-H1 (its
+/// (F + B − W)/(F + B + W) is 1/3 without recomputation, more with).
+fn bubble_factor(space: &Space, v: u64) -> f64 {
+    let one = 1.0 / v as f64;
+    let zb = match space.pipeline_schedule {
+        Some(PipelineSchedule::ZbH1) => return 1.0 / 3.0,
+        Some(_) => false,
+        None => space.zero_bubble && v == 1,
+    };
+    if zb {
+        one.min(1.0 / 3.0)
+    } else {
+        one
+    }
 }
 
 const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
@@ -177,16 +199,21 @@ fn data_degrees(
     if max == 0 {
         return out;
     }
+    // Kept sorted and unique by insertion (a sort's instantiation costs the
+    // page ~3.5 KB of wasm).
+    let mut add = |d: u64| {
+        if let Err(at) = out.binary_search(&d) {
+            out.insert(at, d);
+        }
+    };
     for base in [1u64, 3, 5] {
         let mut d = base;
         while d <= max {
-            out.push(d);
+            add(d);
             d *= 2;
         }
     }
-    out.push(max);
-    out.sort_unstable();
-    out.dedup();
+    add(max);
     out
 }
 
@@ -272,7 +299,12 @@ pub fn practice(
             }
             let v_max = match space.virtual_stages {
                 Some(v) => u64::from(v),
-                None if p == 1 || method.layered() => 1,
+                None if p == 1
+                    || method.layered()
+                    || space.pipeline_schedule == Some(PipelineSchedule::ZbH1) =>
+                {
+                    1
+                }
                 None => u64::from(layers).div_ceil(p),
             };
             for &b in MICRO_BATCHES
@@ -317,7 +349,8 @@ pub fn practice(
                         let bubble = if method.layered() {
                             (pf - 1.0) * pf / (mf * f64::from(layers))
                         } else {
-                            (pf - 1.0) / (v as f64 * mf)
+                            // The smaller of v's and, at v = 1, ZB-H1's.
+                            (pf - 1.0) / mf * bubble_factor(space, v).min(bubble_factor(space, 1))
                         };
                         mf * (1.0 + bubble) * mb_floor
                             / ((d * b * m) as f64 * f64::from(model.seq_len))
@@ -516,7 +549,12 @@ fn evaluate_candidate(
     let stage_layers = u64::from(layers).div_ceil(p);
     let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
         Some(v) => alloc::vec![u64::from(v)],
-        None if p == 1 || method.layered() => alloc::vec![1],
+        None if p == 1
+            || method.layered()
+            || space.pipeline_schedule == Some(PipelineSchedule::ZbH1) =>
+        {
+            alloc::vec![1]
+        }
         None => divisors(stage_layers).collect(),
     };
     let zeros = zeros_for(space, method, p);
@@ -542,7 +580,7 @@ fn evaluate_candidate(
                 let bubble = if method.layered() {
                     (pf - 1.0) * pf / (mf * f64::from(layers))
                 } else {
-                    (pf - 1.0) / (v as f64 * mf)
+                    (pf - 1.0) / mf * bubble_factor(space, v)
                 };
                 let steps = e.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
                 let recompute = if full { 4.0 / 3.0 } else { 1.0 };
@@ -554,7 +592,19 @@ fn evaluate_candidate(
         if (v > 1 && m % p != 0) || beaten(best, v, false) {
             continue;
         }
-        for (&sp, &ep) in sps.iter().flat_map(|sp| eps.iter().map(move |ep| (sp, ep))) {
+        // The schedules: the fixed one; else 1F1B (interleaved when v > 1),
+        // and ZB-H1 too at v = 1 when asked.
+        let schedules: &[PipelineSchedule] = match space.pipeline_schedule {
+            Some(ref s) => core::slice::from_ref(s),
+            None if space.zero_bubble && v == 1 && p > 1 && !method.layered() => {
+                &[PipelineSchedule::OneFOneB, PipelineSchedule::ZbH1]
+            }
+            None => &[PipelineSchedule::OneFOneB],
+        };
+        for (&sp, &ep, &schedule) in sps.iter().flat_map(|sp| {
+            eps.iter()
+                .flat_map(move |ep| schedules.iter().map(move |s| (sp, ep, s)))
+        }) {
             for &recompute in recomputes {
                 let full = recompute == ActivationModel::Full;
                 if full && beaten(best, v, true) {
@@ -580,7 +630,7 @@ fn evaluate_candidate(
                             virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
                             sequence_parallel: sp,
                             zero,
-                            pipeline_schedule: space.pipeline_schedule.unwrap_or_default(),
+                            pipeline_schedule: schedule,
                             zero_r,
                             context: u32::try_from(cp).unwrap_or(u32::MAX),
                             expert: u32::try_from(ep).unwrap_or(u32::MAX),

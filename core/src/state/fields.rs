@@ -138,6 +138,11 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "zb" => String::from(if self.zero_bubble {
+                "1F1B and ZB-H1"
+            } else {
+                "1F1B and interleaved 1F1B"
+            }),
             "ramp" => match self.ramp[0] {
                 Some(_) => crate::run::ramp_text(&self.ramp),
                 None => String::from("the plan's batch throughout"),

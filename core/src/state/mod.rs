@@ -92,11 +92,18 @@ pub enum Comparison {
     Modular,
     /// 1F1B vs interleaved 1F1B (PTD-P).
     Interleaved,
+    /// 1F1B vs zero-bubble ZB-H1 (Qi et al. 2024).
+    ZeroBubble,
 }
 
 impl Comparison {
     /// Every comparison.
-    pub const ALL: [Self; 3] = [Self::Lga, Self::Modular, Self::Interleaved];
+    pub const ALL: [Self; 4] = [
+        Self::Lga,
+        Self::Modular,
+        Self::Interleaved,
+        Self::ZeroBubble,
+    ];
     /// Stable name.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -104,6 +111,7 @@ impl Comparison {
             Self::Lga => "lga",
             Self::Modular => "modular",
             Self::Interleaved => "interleaved",
+            Self::ZeroBubble => "zb-h1",
         }
     }
 }
@@ -174,6 +182,9 @@ pub struct Inputs {
     pub ramp: crate::run::PageRamp,
     /// (Practice) the number format of the layers' GEMMs.
     pub compute: crate::cost::assumptions::Compute,
+    /// (Practice) the search also tries the zero-bubble ZB-H1 schedule
+    /// (`zb=1`).
+    pub zero_bubble: bool,
 }
 
 impl Default for Inputs {
@@ -198,6 +209,7 @@ impl Default for Inputs {
             price: None,
             ramp: [None; crate::run::MAX_RAMP],
             compute: crate::cost::assumptions::Compute::Bf16,
+            zero_bubble: false,
         }
     }
 }

@@ -219,6 +219,11 @@ impl Inputs {
                 Some(t) => self.tokens = Some(t),
                 None => return Err("training tokens must be a number in 1e6–1e18"),
             },
+            "zb" => match v.trim() {
+                "1" | "true" | "on" => self.zero_bubble = true,
+                "0" | "false" | "off" => self.zero_bubble = false,
+                _ => return Err("zero bubble is 1 (also try ZB-H1) or 0"),
+            },
             "prec" => match crate::cost::assumptions::Compute::parse(v) {
                 Ok(c) => self.compute = c,
                 Err(_) => return Err("unknown precision (bf16 or fp8)"),
@@ -321,6 +326,9 @@ impl Inputs {
         }
         if self.compute != d.compute {
             put("prec", &self.compute.name());
+        }
+        if self.zero_bubble {
+            put("zb", &"1");
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));

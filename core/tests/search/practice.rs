@@ -17,6 +17,25 @@ fn brute(
     batch: u64,
     a: &Assumptions,
 ) -> Option<Evaluation> {
+    brute_with(
+        m,
+        hw,
+        gpus,
+        batch,
+        a,
+        &[PipelineSchedule::OneFOneB, PipelineSchedule::GPipe],
+    )
+}
+
+/// [`brute`] over the given pipeline schedules.
+fn brute_with(
+    m: &ModelShape,
+    hw: &Hardware,
+    gpus: u64,
+    batch: u64,
+    a: &Assumptions,
+    schedules: &[PipelineSchedule],
+) -> Option<Evaluation> {
     let mut best: Option<Evaluation> = None;
     let node = u64::from(hw.node_size.unwrap());
     let s = u64::from(m.seq_len);
@@ -55,9 +74,9 @@ fn brute(
                     ] {
                         for sp in [false, true] {
                             for (zero, zero_r, schedule) in Zero::ALL.into_iter().flat_map(|z| {
-                                ZeroR::ALL.into_iter().flat_map(move |r| {
-                                    PipelineSchedule::ALL.into_iter().map(move |s| (z, r, s))
-                                })
+                                ZeroR::ALL
+                                    .into_iter()
+                                    .flat_map(move |r| schedules.iter().map(move |&s| (z, r, s)))
                             }) {
                                 if p > 1 && zero.stage() > 1 {
                                     continue;
@@ -468,4 +487,57 @@ fn practice_search_moe_is_brute_force() {
         }
     }
     assert!(found_ep, "no case chose expert parallelism");
+}
+
+/// `--pipeline-schedule any`: the search tries ZB-H1 beside 1F1B and
+/// agrees with brute force over every schedule; ZB-H1 wins where the
+/// bubble is large.
+#[test]
+fn practice_search_with_zero_bubble_is_brute_force() {
+    let mut found_zb = false;
+    for (gpus, batch, mem) in [
+        (16u64, 16u64, 80.0),
+        (32, 32, 80.0),
+        (32, 64, 0.5),
+        (16, 48, 0.2),
+    ] {
+        let m = small(8, 2, 8, 1024, 64);
+        let mut gpu = hardware::H100_SXM;
+        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+        let hw = Hardware {
+            gpu,
+            node_size: Some(8),
+            network: Network::InfiniBand400,
+            ..Hardware::default()
+        };
+        let a = Assumptions {
+            reserve: plan3d_core::units::Bytes(0.0),
+            ..Assumptions::PRACTICE
+        };
+        let c = Constraints {
+            exact_gpus: Some(gpus),
+            ..Constraints::default()
+        };
+        let space = Space {
+            global_batch: Some(batch),
+            zero_bubble: true,
+            ..Space::default()
+        };
+        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
+        let e = brute_with(&m, &hw, gpus, batch, &a, &PipelineSchedule::ALL);
+        assert_eq!(f.is_some(), e.is_some());
+        if let (Some(f), Some(e)) = (f, e) {
+            let f = f.best.evaluation;
+            assert!(
+                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+                "{:?} {} vs {:?} {}",
+                f.config,
+                f.time.0,
+                e.config,
+                e.time.0
+            );
+            found_zb |= f.config.pipeline_schedule == PipelineSchedule::ZbH1;
+        }
+    }
+    assert!(found_zb, "no case chose ZB-H1");
 }
