@@ -512,7 +512,7 @@ fn the_schedule_explains_itself() {
             "return document.querySelectorAll('[data-testid=timeline-legend] .p3-swatch').length",
             &[]
         ),
-        json!(6)
+        json!(7)
     );
     let memory = b.text("memory-caption");
     assert!(memory.contains("GiB at its peak"), "{memory}");
@@ -525,6 +525,18 @@ fn the_schedule_explains_itself() {
     b.wait(
         "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('exposed communication')",
         WAIT,
+    );
+    // Zero bubble: 4 stages, 8 micro-batches, F = B = W = 1: 1F1B's bubble
+    // 3/8 of the work, ZB-H1's a third of it, 1/8.
+    set(&b, "cmp", "zb-h1", "change");
+    b.wait(
+        "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('Weight gradients')",
+        WAIT,
+    );
+    let zb = b.text("cmp-improves");
+    assert!(
+        zb.contains("38 % → 1") && (zb.contains("→ 12 %") || zb.contains("→ 13 %")),
+        "{zb}"
     );
 }
 
