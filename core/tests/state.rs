@@ -38,6 +38,12 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                             kv_heads: kv.map(|k| if heads % k == 0 { k } else { 1 }),
                             vocab,
                             gated,
+                            // Sometimes a mixture of experts.
+                            experts: kv.filter(|_| gated).map(|k| 4 * k),
+                            top_k: kv.filter(|_| gated).map(|_| 2),
+                            expert_ffn: ffn.filter(|_| gated && kv.is_some()).map(|f| f / 2 + 1),
+                            shared: kv.filter(|&k| gated && k % 2 == 0).map(|_| 1),
+                            dense: None,
                         })
                     }
                 ),
@@ -338,6 +344,11 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
             kv_heads: None,
             vocab: None,
             gated: false,
+            experts: None,
+            top_k: None,
+            expert_ffn: None,
+            shared: None,
+            dense: None,
         }),
         method: Method::Baseline,
         parallelism: Parallelism::Data,
@@ -491,4 +502,35 @@ fn paper_inputs() -> Inputs {
         assumptions: plan3d_core::cost::AssumptionSet::Paper,
         ..Inputs::default()
     }
+}
+
+/// A mixture of experts from the URL: the custom shape's MoE keys build
+/// the experts, write back the same query, and the practice rows plan it
+/// (expert parallelism chosen by the search, within the data ranks).
+#[test]
+fn custom_mixture_of_experts_from_the_url() {
+    let q = "model=custom&seq=2048&heads=16&head=128&layers=8&kv=4&gated=1&experts=16&topk=2&effn=1024&shared=1&dense=1&gpu=h100-sxm&cluster=64&assume=practice";
+    let (i, n) = Inputs::from_query(q);
+    assert!(n.is_empty(), "{n:?}");
+    let m = i.model.shape().unwrap();
+    let e = m.experts.unwrap();
+    assert_eq!(
+        (e.routed, e.top_k, e.ffn, e.shared, e.dense_layers),
+        (16, 2, 1024, 1, 1)
+    );
+    assert!(m.active_params() < m.params());
+    let (back, _) = Inputs::from_query(&i.to_query());
+    assert_eq!(back, i);
+    let o = outputs(&i).unwrap();
+    let p = o.selected(Method::Baseline).unwrap();
+    let c = p.evaluation.config;
+    assert_eq!(p.evaluation.gpus, 64);
+    assert_eq!(
+        (u64::from(c.data) * u64::from(c.context)) % u64::from(c.expert),
+        0
+    );
+    // Bad values are refused in words, the rest kept.
+    let (_, n) = Inputs::from_query("model=custom&seq=2048&heads=16&head=128&layers=8&experts=x");
+    assert_eq!(n.len(), 1);
+    assert_eq!(n[0].key, "experts");
 }

@@ -203,6 +203,11 @@ pub fn Controls(
                             ("ffn", "FFN size"),
                             ("kv", "KV heads"),
                             ("vocab", "Vocabulary"),
+                            ("experts", "Experts (MoE)"),
+                            ("topk", "Experts per token"),
+                            ("effn", "Expert FFN size"),
+                            ("shared", "Shared experts"),
+                            ("dense", "Dense layers first"),
                         ]
                             .into_iter()
                             .map(|(key, label)| {
@@ -218,6 +223,10 @@ pub fn Controls(
                                     "ffn" => "4 × width",
                                     "kv" => "= heads",
                                     "vocab" => "none",
+                                    "experts" => "dense",
+                                    "topk" => "1",
+                                    "effn" => "= FFN size",
+                                    "shared" | "dense" => "0",
                                     _ => "",
                                 };
                                 view! {
@@ -239,11 +248,18 @@ pub fn Controls(
                     </div>
                 </Show>
                 <p class="p3-hint">{move || shape().map(|m| format!(
-                    "{} layers × width {} ({} heads of {}{}), FFN {}{}, sequence {}, critical batch {:.0} (eq. 2)",
+                    "{} layers × width {} ({} heads of {}{}{}), FFN {}{}{}, sequence {}, critical batch {:.0} (eq. 2)",
                     m.layers, m.width(), m.heads, m.head_size,
                     if m.kv_heads != m.heads { format!(", {} KV heads", m.kv_heads) } else { String::new() },
+                    if m.latent.is_some() { ", latent attention" } else { "" },
                     fmt::count(u64::from(m.ffn)),
                     if m.gated_mlp { " gated" } else { "" },
+                    m.experts.map(|e| format!(
+                        "; {} experts of {}, {} per token{}: {} active parameters",
+                        e.routed, fmt::count(u64::from(e.ffn)), e.top_k,
+                        if e.shared > 0 { format!(" + {} shared", e.shared) } else { String::new() },
+                        fmt::params(m.active_params())
+                    )).unwrap_or_default(),
                     m.seq_len, m.critical_batch()
                 ))}</p>
             </fieldset>

@@ -15,12 +15,19 @@ use crate::fmt;
 /// "n_b × n_l × n_a" of a plan.
 pub fn config_text(p: &Plan) -> String {
     let c = p.evaluation.config;
-    if c.context > 1 {
-        // Context parallelism multiplies the GPUs too.
-        format!("{} × {} × {} × CP{}", c.data, c.pipe, c.tensor, c.context)
+    // Context parallelism multiplies the GPUs too; expert parallelism
+    // spreads the experts over data ranks (no more GPUs).
+    let cp = if c.context > 1 {
+        format!(" × CP{}", c.context)
     } else {
-        format!("{} × {} × {}", c.data, c.pipe, c.tensor)
-    }
+        String::new()
+    };
+    let ep = if c.expert > 1 {
+        format!(" (EP{})", c.expert)
+    } else {
+        String::new()
+    };
+    format!("{} × {} × {}{cp}{ep}", c.data, c.pipe, c.tensor)
 }
 
 /// Text for markup: `&`, `<`, `>` and `"` escaped.

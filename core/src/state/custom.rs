@@ -1,8 +1,9 @@
 //! A custom model shape as the page holds it: the four numbers of a classic
 //! transformer, and optionally a feed-forward size, grouped-query key/value
-//! heads, a vocabulary and a gated MLP. One place reads, writes and
-//! describes each of its URL keys (`seq`, `heads`, `head`, `layers`, `ffn`,
-//! `kv`, `vocab`, `gated`).
+//! heads, a vocabulary, a gated MLP and routed experts. One place reads,
+//! writes and describes each of its URL keys (`seq`, `heads`, `head`,
+//! `layers`, `ffn`, `kv`, `vocab`, `gated`, `experts`, `topk`, `effn`,
+//! `shared`, `dense`).
 
 use alloc::string::String;
 
@@ -29,11 +30,22 @@ pub struct CustomShape {
     pub vocab: Option<u32>,
     /// A gated (SwiGLU) feed-forward block: three matrices, not two.
     pub gated: bool,
+    /// Routed experts (a mixture of experts); `None`: dense.
+    pub experts: Option<u32>,
+    /// Experts per token; `None`: 1.
+    pub top_k: Option<u32>,
+    /// Each expert's feed-forward size; `None`: the feed-forward size.
+    pub expert_ffn: Option<u32>,
+    /// Shared experts; `None`: 0.
+    pub shared: Option<u32>,
+    /// Leading dense layers; `None`: 0.
+    pub dense: Option<u32>,
 }
 
 /// The custom shape's URL keys, in the order they are written.
-pub const CUSTOM_KEYS: [&str; 8] = [
-    "seq", "heads", "head", "layers", "ffn", "kv", "vocab", "gated",
+pub const CUSTOM_KEYS: [&str; 13] = [
+    "seq", "heads", "head", "layers", "ffn", "kv", "vocab", "gated", "experts", "topk", "effn",
+    "shared", "dense",
 ];
 
 impl CustomShape {
@@ -55,6 +67,14 @@ impl CustomShape {
             m.tied_embeddings = false;
         }
         m.gated_mlp = self.gated;
+        m.experts = self.experts.map(|routed| model::Experts {
+            routed,
+            top_k: self.top_k.unwrap_or(1),
+            ffn: self.expert_ffn.unwrap_or(m.ffn),
+            shared: self.shared.unwrap_or(0),
+            dense_layers: self.dense.unwrap_or(0),
+            node_limit: 0,
+        });
         m.validate()?;
         Ok(m)
     }
@@ -71,6 +91,11 @@ impl CustomShape {
             kv_heads: (m.kv_heads != m.heads).then_some(m.kv_heads),
             vocab: m.vocab,
             gated: m.gated_mlp,
+            experts: m.experts.map(|e| e.routed),
+            top_k: m.experts.map(|e| e.top_k).filter(|&k| k != 1),
+            expert_ffn: m.experts.map(|e| e.ffn).filter(|&f| f != m.ffn),
+            shared: m.experts.map(|e| e.shared).filter(|&s| s != 0),
+            dense: m.experts.map(|e| e.dense_layers).filter(|&d| d != 0),
         }
     }
 
@@ -102,6 +127,25 @@ impl CustomShape {
             "kv" => self.kv_heads = optional()?,
             "vocab" => self.vocab = optional()?,
             "gated" => self.gated = parse_bool(v).ok_or("gated must be 1 or 0")?,
+            "experts" => self.experts = optional()?,
+            "topk" => self.top_k = optional()?,
+            "effn" => self.expert_ffn = optional()?,
+            "shared" | "dense" => {
+                let n = if v.is_empty() {
+                    None
+                } else {
+                    Some(
+                        parse_u64(v, 0, 1 << 16)
+                            .map(|x| x as u32)
+                            .ok_or("not a whole number in 0–65536")?,
+                    )
+                };
+                if key == "shared" {
+                    self.shared = n;
+                } else {
+                    self.dense = n;
+                }
+            }
             _ => return Err("not a field of the custom shape"),
         }
         Ok(())
@@ -121,6 +165,11 @@ impl CustomShape {
             "kv" => self.kv_heads.and_then(n),
             "vocab" => self.vocab.and_then(n),
             "gated" => self.gated.then(|| String::from("1")),
+            "experts" => self.experts.and_then(n),
+            "topk" => self.top_k.and_then(n),
+            "effn" => self.expert_ffn.and_then(n),
+            "shared" => self.shared.and_then(n),
+            "dense" => self.dense.and_then(n),
             _ => None,
         }
     }
@@ -134,6 +183,11 @@ impl CustomShape {
                 "kv" => "one per head",
                 "vocab" => "no vocabulary",
                 "gated" => "not gated",
+                "experts" => "dense (no experts)",
+                "topk" => "1 expert per token",
+                "effn" => "the feed-forward size",
+                "shared" => "no shared expert",
+                "dense" => "no dense layers first",
                 _ => "",
             })
         })

@@ -30,9 +30,8 @@ impl Inputs {
                 }
                 Ok(())
             }
-            "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" | "gated" => {
-                self.set_custom(key, v)
-            }
+            "seq" | "heads" | "head" | "layers" | "ffn" | "kv" | "vocab" | "gated" | "experts"
+            | "topk" | "effn" | "shared" | "dense" => self.set_custom(key, v),
             _ => self.parse_value(key, v),
         };
         result.map_err(|reason| Notice {
@@ -126,6 +125,11 @@ impl Inputs {
             "kv" => custom("kv"),
             "vocab" => custom("vocab"),
             "gated" => custom("gated"),
+            "experts" => custom("experts"),
+            "topk" => custom("topk"),
+            "effn" => custom("effn"),
+            "shared" => custom("shared"),
+            "dense" => custom("dense"),
             "gpu" => String::from(self.gpu.name),
             "node" => self.node.map_or(String::from("no node limit"), |n| {
                 alloc::format!("{n} GPUs per node")
