@@ -191,9 +191,10 @@ pub(crate) struct PracticeArgs {
     /// Recomputation: none, selective or full.
     #[arg(long)]
     pub(crate) recompute: Option<String>,
-    /// Pipeline schedule: 1f1b (interleaved with --virtual-stages), gpipe or
-    /// zb-h1 (zero bubble); in `plan`, any tries 1f1b and zb-h1
-    #[arg(long)]
+    /// Pipeline schedule (also `--schedule`): 1f1b, interleaved (1F1B with
+    /// --virtual-stages), gpipe or zb-h1 (zero bubble); in `plan`, any tries
+    /// 1f1b and zb-h1; modular is --method improved
+    #[arg(long, alias = "schedule")]
     pub(crate) pipeline_schedule: Option<String>,
     /// ZeRO-R activation checkpoints (full recomputation): none, pa
     /// (partitioned over the tensor ranks) or pa-cpu (and in CPU memory)

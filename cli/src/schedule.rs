@@ -11,8 +11,9 @@ use crate::output::to_json;
 
 #[derive(Args)]
 pub(crate) struct ScheduleArgs {
-    /// ga, lga, gpipe, 1f1b, interleaved or modular.
-    #[arg(long)]
+    /// ga, lga, gpipe, 1f1b, interleaved, modular or zb-h1 (also
+    /// `--schedule`).
+    #[arg(long, alias = "schedule")]
     pub(crate) kind: String,
     /// Pipeline devices n_l (1 for ga and lga).
     #[arg(long)]

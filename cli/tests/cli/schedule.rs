@@ -87,3 +87,32 @@ fn schedule_json_ascii_svg() {
     ];
     assert_errors(bad);
 }
+
+/// ZB-H1 by its issue's name (`--schedule`): 4 stages of 4 layers, 8
+/// micro-batches, forward 1, input gradient 1, weight gradient 1 per layer:
+/// makespan (8·3 + 3·1)·4, a third of 1F1B's bubble, and 1F1B's peak
+/// micro-batches in flight; three events per layer-stage and micro-batch.
+#[test]
+fn zero_bubble_schedule() {
+    let v = json_words("schedule --schedule zb-h1 --devices 4 --layers 16 --micro-batches 8");
+    assert_eq!(v["kind"], "zb-h1");
+    assert_eq!(f(&v, "makespan"), (8.0 * 3.0 + 3.0) * 4.0);
+    assert_eq!(f(&v, "bubble_fraction"), 3.0 / 8.0 / 3.0);
+    assert_eq!(v["in_flight"][0], 4);
+    assert_eq!(v["events"].as_array().unwrap().len(), 3 * 4 * 8);
+    assert!(v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "weight-gradient"));
+    // In evaluate and plan, `--schedule` names the pipeline schedule.
+    let e = json_words(
+        "evaluate --model gpt-3 --assumptions practice --gpu h100-sxm --node-size 8 --data 2 --pipe 8 --tensor 8 --micro-batch 1 --global-batch 32 --schedule zb-h1",
+    );
+    assert_eq!(e["pipeline_schedule"], "zb-h1");
+    let one = json_words(
+        "evaluate --model gpt-3 --assumptions practice --gpu h100-sxm --node-size 8 --data 2 --pipe 8 --tensor 8 --micro-batch 1 --global-batch 32",
+    );
+    let (b1, b2) = (f(&one["step"], "bubble"), f(&e["step"], "bubble"));
+    assert!((b2 * 3.0 - b1).abs() < 1e-9 * b1, "{b1} {b2}");
+}

@@ -261,6 +261,16 @@ fn zero_stage(name: &str) -> Result<Zero, ApiError> {
 }
 
 fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
+    // The schedule names of `plan3d schedule --kind`: interleaved is 1F1B
+    // with virtual stages; the modular pipeline is a method.
+    if name.trim().eq_ignore_ascii_case("interleaved") {
+        return Ok(PipelineSchedule::OneFOneB);
+    }
+    if name.trim().eq_ignore_ascii_case("modular") {
+        return Err(ApiError(
+            "the modular pipeline is a method: use --method improved".into(),
+        ));
+    }
     PipelineSchedule::parse(name).map_err(|_| {
         ApiError(format!(
             "unknown pipeline schedule '{name}': use 1f1b, gpipe or zb-h1 (or any, in a practice plan)"
