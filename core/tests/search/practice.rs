@@ -116,6 +116,57 @@ fn brute_with(
     best
 }
 
+/// An H100 of `mem` GiB in nodes of 8 on InfiniBand 400.
+fn h100_with(mem: f64) -> Hardware {
+    let mut gpu = hardware::H100_SXM;
+    gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
+    Hardware {
+        gpu,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    }
+}
+
+/// The search on exactly `gpus` GPUs with global batch `batch` (and the
+/// rest of `space`) against brute force over `schedules`: both find a plan
+/// or neither, and the same time. Returns the search's plan.
+fn search_is_brute(
+    m: &ModelShape,
+    hw: &Hardware,
+    gpus: u64,
+    batch: u64,
+    a: &Assumptions,
+    space: Space,
+    schedules: &[PipelineSchedule],
+) -> Option<Evaluation> {
+    let c = Constraints {
+        exact_gpus: Some(gpus),
+        ..Constraints::default()
+    };
+    let space = Space {
+        global_batch: Some(batch),
+        ..space
+    };
+    let f = practice(m, hw, Parallelism::ThreeD, &c, &space, a).ok();
+    let e = brute_with(m, hw, gpus, batch, a, schedules);
+    assert_eq!(f.is_some(), e.is_some(), "{gpus} GPUs, batch {batch}");
+    let (f, e) = (f?.best.evaluation, e?);
+    assert!(f.fits);
+    assert!(
+        (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
+        "{:?} {} vs {:?} {}",
+        f.config,
+        f.time.0,
+        e.config,
+        e.time.0
+    );
+    Some(f)
+}
+
+const MEGATRON_SCHEDULES: [PipelineSchedule; 2] =
+    [PipelineSchedule::OneFOneB, PipelineSchedule::GPipe];
+
 fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> ModelShape {
     ModelShape {
         seq_len: seq,
@@ -181,37 +232,20 @@ fn practice_search_long_sequences_are_brute_force() {
     let mut found_cp = false;
     for (gpus, mem) in [(16u64, 80.0), (32, 80.0), (32, 2.0)] {
         let m = small(8, 2, 4, 32_768, 64);
-        let mut gpu = hardware::H100_SXM;
-        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
-        let hw = Hardware {
-            gpu,
-            node_size: Some(8),
-            network: Network::InfiniBand400,
-            ..Hardware::default()
-        };
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             ..Assumptions::PRACTICE
         };
-        let c = Constraints {
-            exact_gpus: Some(gpus),
-            ..Constraints::default()
-        };
-        let space = Space {
-            global_batch: Some(16),
-            ..Space::default()
-        };
-        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
-        let e = brute(&m, &hw, gpus, 16, &a);
-        assert_eq!(f.is_some(), e.is_some());
-        if let (Some(f), Some(e)) = (f, e) {
-            let f = f.best.evaluation;
-            assert!(
-                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
-                "{:?} vs {:?}",
-                f.config,
-                e.config
-            );
+        let space = Space::default();
+        if let Some(f) = search_is_brute(
+            &m,
+            &h100_with(mem),
+            gpus,
+            16,
+            &a,
+            space,
+            &MEGATRON_SCHEDULES,
+        ) {
             found_cp |= f.config.context > 1;
         }
     }
@@ -448,41 +482,21 @@ fn practice_search_moe_is_brute_force() {
             dense_layers: 1,
             node_limit: limit,
         });
-        let mut gpu = hardware::H100_SXM;
-        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
-        let hw = Hardware {
-            gpu,
-            node_size: Some(8),
-            network: Network::InfiniBand400,
-            ..Hardware::default()
-        };
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             overlap_expert: overlap,
             ..Assumptions::PRACTICE
         };
-        let c = Constraints {
-            exact_gpus: Some(gpus),
-            ..Constraints::default()
-        };
-        let space = Space {
-            global_batch: Some(64),
-            ..Space::default()
-        };
-        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
-        let e = brute(&m, &hw, gpus, 64, &a);
-        assert_eq!(f.is_some(), e.is_some(), "{gpus} GPUs, {mem} GiB");
-        if let (Some(f), Some(e)) = (f, e) {
-            let f = f.best.evaluation;
-            assert!(f.fits);
-            assert!(
-                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
-                "{:?} {} vs {:?} {}",
-                f.config,
-                f.time.0,
-                e.config,
-                e.time.0
-            );
+        let space = Space::default();
+        if let Some(f) = search_is_brute(
+            &m,
+            &h100_with(mem),
+            gpus,
+            64,
+            &a,
+            space,
+            &MEGATRON_SCHEDULES,
+        ) {
             found_ep |= f.config.expert > 1;
         }
     }
@@ -502,40 +516,23 @@ fn practice_search_with_zero_bubble_is_brute_force() {
         (16, 48, 0.2),
     ] {
         let m = small(8, 2, 8, 1024, 64);
-        let mut gpu = hardware::H100_SXM;
-        gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
-        let hw = Hardware {
-            gpu,
-            node_size: Some(8),
-            network: Network::InfiniBand400,
-            ..Hardware::default()
-        };
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             ..Assumptions::PRACTICE
         };
-        let c = Constraints {
-            exact_gpus: Some(gpus),
-            ..Constraints::default()
-        };
         let space = Space {
-            global_batch: Some(batch),
             zero_bubble: true,
             ..Space::default()
         };
-        let f = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a).ok();
-        let e = brute_with(&m, &hw, gpus, batch, &a, &PipelineSchedule::ALL);
-        assert_eq!(f.is_some(), e.is_some());
-        if let (Some(f), Some(e)) = (f, e) {
-            let f = f.best.evaluation;
-            assert!(
-                (f.time.0 - e.time.0).abs() <= 1e-9 * e.time.0,
-                "{:?} {} vs {:?} {}",
-                f.config,
-                f.time.0,
-                e.config,
-                e.time.0
-            );
+        if let Some(f) = search_is_brute(
+            &m,
+            &h100_with(mem),
+            gpus,
+            batch,
+            &a,
+            space,
+            &PipelineSchedule::ALL,
+        ) {
             found_zb |= f.config.pipeline_schedule == PipelineSchedule::ZbH1;
         }
     }
