@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 use proptest::prelude::*;
 
-use ScheduleKind::{Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB, ZbH1};
+use ScheduleKind::{DualPipe, Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB, ZbH1};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -50,6 +50,16 @@ proptest! {
             prop_assert_eq!(s.memory_peak.iter().copied().fold(0.0, f64::max),
                 one.memory_peak.iter().copied().fold(0.0, f64::max));
         }
+        // DualPipe (DeepSeek-V3 sec. 3.2.1, Table 2): (n_l/2 − 1)·(F&B + B
+        // − 3W), B the whole backward, when F = B = W (b = 2): F&B = 3,
+        // B = 2, W = 1; n_l + 1 micro-batches in flight.
+        if b == 2 && nl % 2 == 0 {
+            let m = 2 * nl * nmu_mult;
+            let s = unit(DualPipe, nl * per, m, 1);
+            let dual = (nlf / 2.0 - 1.0) * (3.0 + 2.0 - 3.0) / (f64::from(m) * 3.0);
+            prop_assert!(close(s.bubble_fraction, dual), "dualpipe {} vs {dual}", s.bubble_fraction);
+            prop_assert!(s.in_flight.iter().all(|&f| f == nl + 1), "{:?}", s.in_flight);
+        }
         // Modular: (n_l − 1)·n_l/(n_µ·d_l) for n_µ ≥ n_l (sec. 4).
         let dl = nl * per;
         let s = unit(Modular, dl, nmu + extra, 1);
@@ -59,14 +69,15 @@ proptest! {
 
     #[test]
     fn prop_schedules_are_consistent(
-        kind in 0usize..7, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
+        kind in 0usize..8, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
         data in 1u32..=3, partition in any::<bool>(), offload in any::<bool>(),
         reduce in 0.0f64..3.0, restore in 0.0f64..2.0, send in 0.0f64..1.5, cpu in 0.0f64..1.0
     ) {
         let kind = ScheduleKind::ALL[kind];
-        let nl = if kind.pipelined() { nl } else { 1 };
+        let nl = if kind == DualPipe { 2 * nl.div_ceil(2) } else if kind.pipelined() { nl } else { 1 };
         let chunks = if kind == Interleaved { v } else { 1 };
-        let mut spec = ScheduleSpec::unit(kind, nl, nl * chunks * per, nl * nmu_mult);
+        let nmu = if kind == DualPipe { 2 * nl * nmu_mult } else { nl * nmu_mult };
+        let mut spec = ScheduleSpec::unit(kind, nl, nl * chunks * per, nmu);
         spec.chunks = chunks;
         spec.data = data;
         spec.partition = partition;

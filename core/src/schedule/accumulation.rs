@@ -12,6 +12,8 @@ pub(super) fn segments(layers: u32) -> Vec<Segment> {
             device: 0,
             first: l,
             layers: 1,
+            entry: l == 0,
+            exit: l + 1 == layers,
         })
         .collect()
 }

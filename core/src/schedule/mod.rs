@@ -36,6 +36,7 @@
 //! * `render.rs`: text and SVG drawings.
 
 mod accumulation;
+mod dualpipe;
 mod durations;
 mod memory;
 mod metrics;
@@ -83,7 +84,10 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
     };
     check_count("devices", spec.devices.into(), 1, max_devices)?;
     let stages = match spec.kind {
-        ScheduleKind::Gpipe | ScheduleKind::OneFOneB | ScheduleKind::ZbH1 => Some(spec.devices),
+        ScheduleKind::Gpipe
+        | ScheduleKind::OneFOneB
+        | ScheduleKind::ZbH1
+        | ScheduleKind::DualPipe => Some(spec.devices),
         ScheduleKind::Interleaved => Some(spec.devices * spec.chunks),
         _ => None,
     };
@@ -103,6 +107,15 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
             value: spec.devices.into(),
             of: "micro-batches (interleaved schedule)",
             total: spec.micro_batches.into(),
+        });
+    }
+    if spec.kind == ScheduleKind::DualPipe
+        && (spec.devices % 2 != 0
+            || spec.micro_batches % 2 != 0
+            || spec.micro_batches < 2 * spec.devices)
+    {
+        return Err(Error::Incompatible {
+            what: "DualPipe needs an even number of devices and an even number of micro-batches, at least twice the devices",
         });
     }
     if spec.kind == ScheduleKind::Modular && spec.micro_batches < spec.devices {

@@ -12,6 +12,8 @@ pub(super) fn segments(devices: u32, layers: u32) -> Vec<Segment> {
             device: l % devices,
             first: l,
             layers: 1,
+            entry: l == 0,
+            exit: l + 1 == layers,
         })
         .collect()
 }

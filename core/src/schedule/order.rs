@@ -7,7 +7,7 @@
 use alloc::vec::Vec;
 
 use crate::schedule::spec::{ScheduleKind, ScheduleSpec};
-use crate::schedule::{accumulation, modular, pipeline};
+use crate::schedule::{accumulation, dualpipe, modular, pipeline};
 
 /// A contiguous range of layers run as one operation on one device.
 #[derive(Clone, Copy)]
@@ -18,6 +18,10 @@ pub(super) struct Segment {
     pub(super) first: u32,
     /// Its layer count.
     pub(super) layers: u32,
+    /// Micro-batches enter the pipeline here (no forward before it).
+    pub(super) entry: bool,
+    /// Micro-batches leave here (no segment after it).
+    pub(super) exit: bool,
 }
 
 /// Forward, backward (the input gradient only when the schedule splits
@@ -38,6 +42,9 @@ pub(super) struct Op {
     pub(super) seg: u32,
     /// The micro-batch.
     pub(super) mb: u32,
+    /// Fused with the next op (DualPipe's F&B): both start once both have
+    /// their inputs, and hand on their outputs when the second ends.
+    pub(super) fused: bool,
 }
 
 impl Op {
@@ -47,6 +54,7 @@ impl Op {
             pass: Pass::F,
             seg,
             mb,
+            fused: false,
         }
     }
     /// The backward pass of segment `seg` for micro-batch `mb`.
@@ -55,6 +63,7 @@ impl Op {
             pass: Pass::B,
             seg,
             mb,
+            fused: false,
         }
     }
     /// The weight-gradient pass of segment `seg` for micro-batch `mb`.
@@ -63,6 +72,7 @@ impl Op {
             pass: Pass::W,
             seg,
             mb,
+            fused: false,
         }
     }
 }
@@ -76,6 +86,7 @@ pub(super) fn segments(spec: &ScheduleSpec) -> Vec<Segment> {
         | ScheduleKind::OneFOneB
         | ScheduleKind::Interleaved
         | ScheduleKind::ZbH1 => pipeline::segments(spec),
+        ScheduleKind::DualPipe => dualpipe::segments(spec),
     }
 }
 
@@ -94,6 +105,7 @@ pub(super) fn order(spec: &ScheduleSpec, device: u32, segs: &[Segment]) -> Vec<O
         ScheduleKind::OneFOneB => pipeline::one_f_one_b(spec, device, own[0], &mut ops),
         ScheduleKind::Interleaved => pipeline::interleaved(spec, device, &mut ops),
         ScheduleKind::ZbH1 => pipeline::zb_h1(spec, device, own[0], &mut ops),
+        ScheduleKind::DualPipe => dualpipe::order(spec, device, &mut ops),
     }
     ops
 }

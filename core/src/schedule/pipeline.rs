@@ -23,6 +23,8 @@ pub(super) fn segments(spec: &ScheduleSpec) -> Vec<Segment> {
             device: s % nl,
             first: s * per,
             layers: per,
+            entry: s == 0,
+            exit: s + 1 == stages,
         })
         .collect()
 }

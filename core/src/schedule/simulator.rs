@@ -235,20 +235,40 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                 // Inputs: the previous segment's forward output, or the next
                 // segment's backward output and this segment's own forward.
                 // NaN until the producing op is scheduled.
-                let ready = match op.pass {
-                    Pass::F if k == 0 => 0.0,
-                    Pass::F => f_ready[i - nmu],
-                    Pass::B if k + 1 == nseg => f_end[i],
-                    Pass::B => {
-                        let (own, next) = (f_end[i], b_ready[i + nmu]);
-                        if own.is_nan() || next.is_nan() {
-                            f64::NAN
-                        } else {
-                            own.max(next)
+                let ready_of = |op: Op| {
+                    let (k, i) = (op.seg as usize, idx(op.seg, op.mb));
+                    match op.pass {
+                        Pass::F if segs[k].entry => 0.0,
+                        Pass::F => f_ready[i - nmu],
+                        Pass::B if segs[k].exit => f_end[i],
+                        Pass::B => {
+                            let (own, next) = (f_end[i], b_ready[i + nmu]);
+                            if own.is_nan() || next.is_nan() {
+                                f64::NAN
+                            } else {
+                                own.max(next)
+                            }
                         }
+                        Pass::W => b_end[i],
                     }
-                    Pass::W => b_end[i],
                 };
+                let mut ready = ready_of(op);
+                // A fused pair (DualPipe's F&B) starts once both have their
+                // inputs, and hands its outputs on when the second ends.
+                let partner = if op.fused {
+                    st.ops.get(st.next + 1).copied()
+                } else {
+                    None
+                };
+                let mut pair_rest = 0.0;
+                if let Some(q) = partner {
+                    ready = ready.max(ready_of(q));
+                    pair_rest = match q.pass {
+                        Pass::F => d.forward,
+                        Pass::B => b_dur,
+                        Pass::W => w_dur,
+                    } * f64::from(segs[q.seg as usize].layers);
+                }
                 if ready.is_nan() {
                     break;
                 }
@@ -287,14 +307,14 @@ fn run_into(spec: &ScheduleSpec, events: &mut Sink<'_>) {
                 });
                 // Hand the output to the neighbouring segment.
                 let neighbour = match op.pass {
-                    Pass::F => (k + 1 < nseg).then(|| k + 1),
-                    Pass::B => k.checked_sub(1),
+                    Pass::F => (!seg.exit).then(|| k + 1),
+                    Pass::B => (!seg.entry).then(|| k - 1),
                     Pass::W => None,
                 };
-                let mut avail = end;
+                let mut avail = end + pair_rest;
                 if let Some(nk) = neighbour {
                     if segs[nk].device != seg.device && d.send > 0.0 {
-                        let s = st.pipe_free.max(end);
+                        let s = st.pipe_free.max(avail);
                         avail = s + d.send;
                         st.pipe_free = avail;
                         events.push(Event {

@@ -25,11 +25,20 @@ pub enum ScheduleKind {
     /// (p−1)·(F + B − W), a third of 1F1B's when the three are equal;
     /// 1F1B's peak activation memory.
     ZbH1,
+    /// DualPipe (DeepSeek-V3, arXiv 2412.19437, sec. 3.2.1): micro-batches
+    /// fed from both ends of the pipeline, each device holding two stages
+    /// (i and p−1−i: twice the parameters); forward and backward chunks of
+    /// the two directions fused in pairs (F&B), weight gradients deferred
+    /// at the ends. Bubble (p/2 − 1)·(F&B + B − 3W) with B the whole
+    /// backward, which the simulation gives exactly when F, the input
+    /// gradient and W are equal; p + 1 micro-batches in flight. Needs an
+    /// even p and m ≥ 2p, m even.
+    DualPipe,
 }
 
 impl ScheduleKind {
     /// Every kind.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Ga,
         Self::Lga,
         Self::Gpipe,
@@ -37,6 +46,7 @@ impl ScheduleKind {
         Self::Interleaved,
         Self::Modular,
         Self::ZbH1,
+        Self::DualPipe,
     ];
     /// Stable name, as used by the CLI and URLs.
     #[must_use]
@@ -49,6 +59,7 @@ impl ScheduleKind {
             Self::Interleaved => "interleaved",
             Self::Modular => "modular",
             Self::ZbH1 => "zb-h1",
+            Self::DualPipe => "dualpipe",
         }
     }
     /// Parses [`ScheduleKind::name`].
@@ -73,7 +84,7 @@ impl ScheduleKind {
     /// (W) passes?
     #[must_use]
     pub fn splits_backward(self) -> bool {
-        self == Self::ZbH1
+        matches!(self, Self::ZbH1 | Self::DualPipe)
     }
     /// Layered: each segment processes all its micro-batches in a row.
     #[must_use]
