@@ -117,11 +117,11 @@ pub(super) fn order(spec: &ScheduleSpec, device: u32, ops: &mut Vec<Op>) {
     // 6: B1 B0, the second half deferring weight gradients.
     let mut zb = false;
     for i in 0..=h {
-        if i == (h + 1) / 2 && h % 2 == 1 {
+        if i == h.div_ceil(2) && h % 2 == 1 {
             zb = true;
         }
         b(ops, &mut deferred, take(1, 1), zb);
-        if i == (h + 1) / 2 && h % 2 == 0 {
+        if i == h.div_ceil(2) && h % 2 == 0 {
             zb = true;
         }
         b(ops, &mut deferred, take(0, 1), zb);
