@@ -1,7 +1,10 @@
-//! Charts drawn with plotters on a canvas: the scaling chart (figs. 4, 5, 8)
-//! and the memory bars (Table 6.2's breakdown against the GPU's memory).
+//! Charts: the scaling chart (figs. 4, 5, 8) drawn with plotters, and the
+//! memory bars (Table 6.2's breakdown against the GPU's memory) drawn by
+//! hand through [`crate::paint`].
 
 use plan3d_core::{search::SweepRow, units::GIB, MemoryBreakdown, Method};
+
+use crate::paint::{Anchor, Paint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -210,60 +213,61 @@ pub fn scaling<DB: DrawingBackend>(
     })
 }
 
-/// The memory that stays on each GPU per method, stacked by category,
-/// against the GPU's memory.
-pub fn memory<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// The memory that stays on each GPU per method, stacked by category
+/// (state, checkpoints, buffers, activations), against the GPU's memory:
+/// a y axis in GiB with round ticks, a legend strip above the plot (it
+/// never covers a bar), the practitioners' method names under the bars.
+pub fn memory(
+    p: &mut impl Paint,
     bars: &[(Method, MemoryBreakdown, bool)],
     gpu_memory: f64,
     dark: bool,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (fg, bg) = theme(dark);
-    area.fill(&bg)?;
+) {
+    let (fg, bg, grid) = if dark {
+        ("#e8e9ee", "#1b1d23", "#33363f")
+    } else {
+        ("#1b1d23", "#ffffff", "#e4e6eb")
+    };
+    let colors = ["#5470c6", "#91cc75", "#fac858", "#ee6666"];
+    let (w, h) = p.size();
+    p.rect(0.0, 0.0, w, h, bg);
     let parts = |m: &MemoryBreakdown, offload: bool| m.on_gpu_parts(offload).map(|b| b.gib());
+    let g = gpu_memory / GIB;
     let top = bars
         .iter()
         .map(|(_, m, o)| parts(m, *o).iter().sum::<f64>())
-        .fold(gpu_memory / GIB, f64::max)
+        .fold(g, f64::max)
         * 1.12;
-    let text = ("sans-serif", 13).into_font().color(&fg);
+    // The plot's box: y labels on the left, the legend above, names below.
+    let (x0, x1, y0, y1) = (64.0, w - 12.0, 44.0, h - 30.0);
+    let y_of = |v: f64| y1 - (v / top.max(f64::MIN_POSITIVE)) * (y1 - y0);
+    // Round ticks: 1, 2 or 5 × 10^k, about six of them.
+    let raw = top / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|k| k * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut v = 0.0;
+    while v <= top {
+        let y = y_of(v);
+        p.rect(x0, y, x1 - x0, 1.0, grid);
+        p.text(&crate::fmt::tick(v), x0 - 6.0, y, fg, Anchor::End);
+        v += step;
+    }
+    p.text("GiB per GPU", 4.0, y0 - 14.0, fg, Anchor::Start);
+    p.rect(x0, y0, 1.0, y1 - y0, fg);
+    p.rect(x0, y1, x1 - x0, 1.0, fg);
     let n = bars.len().max(1) as f64;
-    // The legend gets a strip of its own above the plot: it never covers a
-    // bar or the GPU-memory label.
-    let legend_h = 22;
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .margin_top(12 + legend_h)
-        .x_label_area_size(28)
-        .y_label_area_size(52)
-        .build_cartesian_2d(0.0..n, 0.0..top)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc("GiB per GPU")
-        .y_label_formatter(&|v| crate::fmt::tick(*v))
-        .axis_desc_style(text.clone())
-        .label_style(text.clone())
-        .axis_style(fg.mix(0.6))
-        .light_line_style(fg.mix(0.06))
-        .bold_line_style(fg.mix(0.15))
-        .draw()?;
-    let colors = [
-        RGBColor(84, 112, 198),
-        RGBColor(145, 204, 117),
-        RGBColor(250, 200, 88),
-        RGBColor(238, 102, 102),
-    ];
+    let bw = (x1 - x0) / n;
     for (i, (m, mem, offload)) in bars.iter().enumerate() {
-        let x = i as f64;
-        let mut y = 0.0;
-        for (j, v) in parts(mem, *offload).into_iter().enumerate() {
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x + 0.2, y), (x + 0.8, y + v)],
-                colors[j].filled(),
-            )))?;
-            y += v;
+        let left = x0 + (i as f64 + 0.2) * bw;
+        let mut acc = 0.0;
+        for (j, part) in parts(mem, *offload).into_iter().enumerate() {
+            let (ya, yb) = (y_of(acc), y_of(acc + part));
+            p.rect(left, yb, 0.6 * bw, ya - yb, colors[j]);
+            acc += part;
         }
         // The practitioners' name, without its parenthesis.
         let name = m.label().split(" (").next().unwrap_or(m.name());
@@ -272,38 +276,26 @@ pub fn memory<DB: DrawingBackend>(
         } else {
             name.to_string()
         };
-        chart.draw_series(std::iter::once(Text::new(
-            label,
-            (x + 0.2, -top * 0.02),
-            text.clone(),
-        )))?;
+        p.text(&label, left + 0.3 * bw, y1 + 14.0, fg, Anchor::Middle);
     }
-    let g = gpu_memory / GIB;
-    chart.draw_series(LineSeries::new([(0.0, g), (n, g)], RED.stroke_width(2)))?;
-    // Right-aligned just above the line, clear of the y axis's labels.
-    chart.draw_series(std::iter::once(Text::new(
-        format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
-        (n * 0.99, g + top * 0.015),
-        text.clone().pos(Pos::new(HPos::Right, VPos::Bottom)),
-    )))?;
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let mut x = xr.start;
-    let y = yr.start - legend_h / 2 - 4;
+    // The GPU's memory: a red line, its figure right-aligned above it.
+    let gy = y_of(g);
+    p.rect(x0, gy - 1.0, x1 - x0, 2.0, "#e03131");
+    p.text(
+        &format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
+        x1 - 4.0,
+        gy - 10.0,
+        fg,
+        Anchor::End,
+    );
+    // The legend, in its own strip above the plot.
+    let mut x = x0;
     for (j, name) in ["state", "checkpoints", "buffers", "activations"]
-        .iter()
+        .into_iter()
         .enumerate()
     {
-        area.draw(&Rectangle::new(
-            [(x, y - 6), (x + 14, y + 6)],
-            colors[j].filled(),
-        ))?;
-        area.draw(&Text::new(
-            *name,
-            (x + 20, y),
-            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
-        ))?;
-        let (w, _) = area.estimate_text_size(name, &text)?;
-        x += 20 + w as i32 + 18;
+        p.rect(x, 8.0, 14.0, 12.0, colors[j]);
+        p.text(name, x + 20.0, 14.0, fg, Anchor::Start);
+        x += 20.0 + p.width(name) + 18.0;
     }
-    Ok(())
 }

@@ -7,4 +7,5 @@ pub mod charts;
 pub mod components;
 pub mod dom;
 pub mod fmt;
+pub mod paint;
 pub mod timeline;

@@ -140,6 +140,11 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
             "interleaved 1F1B, {} stages × {} virtual",
             c.pipe, c.virtual_stages
         )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe {
+        format!(
+            "DualPipe over {} stages (micro-batches from both ends, two stages per GPU)",
+            c.pipe
+        )
     } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 {
         format!(
             "zero-bubble ZB-H1 over {} stages (weight gradients fill the cool-down)",
@@ -684,6 +689,9 @@ pub fn plan_schedule(
         (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 => {
             ScheduleKind::ZbH1
         }
+        (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe => {
+            ScheduleKind::DualPipe
+        }
         (false, true) => ScheduleKind::OneFOneB,
         (false, false) => ScheduleKind::Ga,
     };
@@ -692,7 +700,10 @@ pub fn plan_schedule(
     // layer count the stages divide.
     let per_stage = f64::from(model.layers) / f64::from(pipe);
     let layers_for = |p: u32| -> u32 {
-        if matches!(kind, ScheduleKind::OneFOneB | ScheduleKind::ZbH1) {
+        if matches!(
+            kind,
+            ScheduleKind::OneFOneB | ScheduleKind::ZbH1 | ScheduleKind::DualPipe
+        ) {
             model.layers / pipe * p
         } else if p == pipe {
             model.layers
@@ -729,6 +740,12 @@ pub fn plan_schedule(
             if kind == ScheduleKind::Modular {
                 n = n.max(p);
             }
+        }
+        if kind == ScheduleKind::DualPipe {
+            // Shown scaled down, DualPipe keeps its shape: even devices,
+            // an even number of micro-batches, at least twice the devices.
+            p = (p / 2 * 2).max(2);
+            n = (n / 2 * 2).max(2 * p);
         }
         let total = ops(layers_for(p), n);
         if total > MAX_PAGE_OPS {
@@ -800,6 +817,10 @@ pub fn comparison(which: Comparison) -> Result<[Schedule; 2], Error> {
         Comparison::ZeroBubble => [
             unit(ScheduleKind::OneFOneB, 4, 16, 8, 1, 1)?,
             unit(ScheduleKind::ZbH1, 4, 16, 8, 1, 1)?,
+        ],
+        Comparison::DualPipe => [
+            unit(ScheduleKind::ZbH1, 4, 16, 8, 1, 1)?,
+            unit(ScheduleKind::DualPipe, 4, 16, 8, 1, 1)?,
         ],
     })
 }

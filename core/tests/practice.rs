@@ -643,3 +643,54 @@ fn zb_h1_bubble_and_memory_by_hand() {
     )
     .is_err());
 }
+
+/// DualPipe (DeepSeek-V3 Table 2): bubble
+/// (p/2 − 1)(F&B + B − 3W)/(m(F + B + W)) with B the whole backward: 2/3
+/// of (p/2 − 1)/m without recomputation; p + 1 micro-batches in flight;
+/// twice the weights, gradients and optimizer state; needs an even p and
+/// m ≥ 2p.
+#[test]
+fn dualpipe_bubble_and_memory_by_hand() {
+    let cfg = |s, activation| Config {
+        data: 2,
+        pipe: 8,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 16,
+        activation,
+        sequence_parallel: true,
+        zero: Zero::One,
+        pipeline_schedule: s,
+        ..Config::default()
+    };
+    let dual = cfg(PipelineSchedule::DualPipe, ActivationModel::None);
+    assert!(close(
+        bubble_fraction(&dual, 96),
+        3.0 / 16.0 * 2.0 / 3.0,
+        1e-12
+    ));
+    let full = cfg(PipelineSchedule::DualPipe, ActivationModel::Full);
+    assert!(close(bubble_fraction(&full, 96), 3.0 / 16.0, 1e-12));
+    assert_eq!(in_flight(&dual, 0), 9.0);
+    let hw = h100();
+    let a = Assumptions::PRACTICE;
+    let one = evaluate_with(
+        &GPT3,
+        &hw,
+        &cfg(PipelineSchedule::OneFOneB, ActivationModel::None),
+        &a,
+    )
+    .unwrap();
+    let two = evaluate_with(&GPT3, &hw, &dual, &a).unwrap();
+    let (h1, h2) = (one.stages.heaviest(), two.stages.heaviest());
+    assert!(close(h2.weights.0, 2.0 * h1.weights.0, 1e-12));
+    assert!(close(h2.optimizer.0, 2.0 * h1.optimizer.0, 1e-12));
+    assert!(close(h2.activations.0, h1.activations.0 * 9.0 / 8.0, 1e-12));
+    // An odd pipeline, or too few micro-batches, is refused in words.
+    let odd = Config {
+        pipe: 6,
+        micro_batches: 8,
+        ..dual
+    };
+    assert!(evaluate_with(&GPT3, &hw, &odd, &a).is_err());
+}

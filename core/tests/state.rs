@@ -534,3 +534,21 @@ fn custom_mixture_of_experts_from_the_url() {
     assert_eq!(n.len(), 1);
     assert_eq!(n[0].key, "experts");
 }
+
+#[test]
+fn schedule_comparisons_by_name() {
+    // Every comparison the name knows is in the list.
+    assert_eq!(Comparison::ALL.len(), 5);
+    for c in Comparison::ALL {
+        let (i, n) = Inputs::from_query(&format!("cmp={}", c.name()));
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(i.compare, c);
+        assert_eq!(Inputs::from_query(&i.to_query()).0.compare, c);
+    }
+    let (i, n) = Inputs::from_query(
+        "model=gpt-3&gpu=h100-sxm&cluster=1024&assume=practice&zb=1&cmp=dualpipe",
+    );
+    assert!(n.is_empty(), "{n:?}");
+    assert_eq!(i.compare, Comparison::DualPipe);
+    assert!(i.zero_bubble);
+}

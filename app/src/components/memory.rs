@@ -2,10 +2,8 @@
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
 
 use crate::app::OutputsMemo;
-use crate::backend::Canvas2d;
 use crate::charts::{self};
 use crate::dom::{dark_mode, refit, relayout};
 
@@ -35,8 +33,8 @@ pub fn MemoryChart(
             Err(_) => (Vec::new(), 0.0),
         });
         let Some(c) = mem_canvas.get() else { return };
-        if let Some(b) = Canvas2d::canvas(c) {
-            let _ = charts::memory(&b.into_drawing_area(), &bars, gpu_mem, dark_mode());
+        if let Some(mut p) = crate::paint::Canvas::new(&c) {
+            charts::memory(&mut p, &bars, gpu_mem, dark_mode());
         }
     });
     view! {

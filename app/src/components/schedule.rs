@@ -184,6 +184,10 @@ pub fn Schedules(
                     "Weight gradients deferred into the cool-down shrink the bubble: {} → {}, with the same peak memory.",
                     fmt::pct(*ba), fmt::pct(*bb)
                 ),
+                Comparison::DualPipe => format!(
+                    "Micro-batches from both ends, forward and backward fused in pairs: bubble {} → {}, for twice the weights per GPU and one more micro-batch in flight.",
+                    fmt::pct(*ba), fmt::pct(*bb)
+                ),
             }
         })
     };
@@ -242,7 +246,7 @@ pub fn Schedules(
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>
             <p class="p3-hint" data-testid="memory-caption">{memory_caption}</p>
             {(!only).then(|| view! {
-            <h3>"The paper's comparisons"</h3>
+            <h3>"Schedules compared: the paper's and today's"</h3>
             <label for="p3-cmp">"Compare "</label>
             <select id="p3-cmp" data-testid="cmp" prop:value=move || inputs.with(|i| i.compare.name())
                 on:change=move |e| {
@@ -255,6 +259,7 @@ pub fn Schedules(
                 <option value="modular">"standard vs modular pipeline (fig. 3)"</option>
                 <option value="interleaved">"1F1B vs interleaved 1F1B (Megatron-LM)"</option>
                 <option value="zb-h1">"1F1B vs zero-bubble ZB-H1 (Qi et al. 2024)"</option>
+                <option value="dualpipe">"ZB-H1 vs DualPipe (DeepSeek-V3)"</option>
             </select>
             <div class="p3-pair">
                 <figure>

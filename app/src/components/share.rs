@@ -125,14 +125,9 @@ pub fn Share(
                             .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
                     })
                     .collect();
-                if let Some(b) = Measured::svg(&mut svg, (720, 300)) {
-                    let _ = charts::memory(
-                        &b.into_drawing_area(),
-                        &bars,
-                        out.hardware.gpu.memory.get(),
-                        false,
-                    );
-                }
+                let mut p = crate::paint::Svg::new((720.0, 300.0));
+                charts::memory(&mut p, &bars, out.hardware.gpu.memory.get(), false);
+                svg = p.finish();
             }
         }
         let svg = match svg.find('>') {

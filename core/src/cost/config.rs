@@ -108,19 +108,27 @@ pub enum PipelineSchedule {
     /// No virtual stages (torchtitan's `ZBVZeroBubble` is the V-shaped
     /// variant, not modelled).
     ZbH1,
+    /// DualPipe (DeepSeek-V3, arXiv 2412.19437, sec. 3.2.1): micro-batches
+    /// from both ends, each device holding two stages (twice the weights,
+    /// gradients and optimizer state), forward and backward chunks fused in
+    /// pairs that hide the expert all-to-alls. Bubble (p/2 − 1)·(F&B + B −
+    /// 3W)/m per F + B + W, p + 1 micro-batches in flight. Needs an even p
+    /// and an even m of at least 2p; no virtual stages.
+    DualPipe,
 }
 
 impl PipelineSchedule {
     /// Every schedule.
-    pub const ALL: [Self; 3] = [Self::OneFOneB, Self::GPipe, Self::ZbH1];
+    pub const ALL: [Self; 4] = [Self::OneFOneB, Self::GPipe, Self::ZbH1, Self::DualPipe];
 
-    /// Stable name: `1f1b`, `gpipe`, `zb-h1`.
+    /// Stable name: `1f1b`, `gpipe`, `zb-h1`, `dualpipe`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::OneFOneB => "1f1b",
             Self::GPipe => "gpipe",
             Self::ZbH1 => "zb-h1",
+            Self::DualPipe => "dualpipe",
         }
     }
 
@@ -378,17 +386,28 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             });
         }
     }
-    if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+    if matches!(
+        cfg.pipeline_schedule,
+        PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe
+    ) {
         if cfg.method.layered() {
             return Err(Error::Incompatible {
-                what: "the layered methods run the modular pipeline, not ZB-H1",
+                what: "the layered methods run the modular pipeline, not a zero-bubble schedule",
             });
         }
         if cfg.virtual_stages > 1 {
             return Err(Error::Incompatible {
-                what: "ZB-H1 has no virtual stages (the V-shaped zero-bubble schedule is not modelled)",
+                what: "ZB-H1 and DualPipe have no virtual stages (the V-shaped zero-bubble schedule is not modelled)",
             });
         }
+    }
+    if cfg.pipeline_schedule == PipelineSchedule::DualPipe
+        && cfg.pipe > 1
+        && (cfg.pipe % 2 != 0 || cfg.micro_batches % 2 != 0 || cfg.micro_batches < 2 * cfg.pipe)
+    {
+        return Err(Error::Incompatible {
+            what: "DualPipe needs an even pipeline degree and an even number of micro-batches, at least twice the pipeline degree",
+        });
     }
     if cfg.zero_r != ZeroR::None
         && !matches!(

@@ -149,9 +149,14 @@ pub fn evaluate_with(
         Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {
             what: "context parallelism is a practice knob: the paper's model has none",
         }),
-        Timing::Intensity if cfg.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 => {
+        Timing::Intensity
+            if matches!(
+                cfg.pipeline_schedule,
+                crate::cost::PipelineSchedule::ZbH1 | crate::cost::PipelineSchedule::DualPipe
+            ) =>
+        {
             Err(Error::Incompatible {
-                what: "ZB-H1 is a practice schedule: the paper's model has 1F1B, GPipe and the modular pipeline",
+                what: "ZB-H1 and DualPipe are practice schedules: the paper's model has 1F1B, GPipe and the modular pipeline",
             })
         }
         Timing::Intensity if model.experts.is_some() || model.latent.is_some() => {

@@ -263,6 +263,9 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
         // gradients it defers.
         return p.min(m);
     }
+    if cfg.pipeline_schedule == PipelineSchedule::DualPipe && cfg.pipe > 1 {
+        return (p + 1.0).min(m);
+    }
     let chunk_mbs = if cfg.virtual_stages > 1 {
         2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
     } else {
@@ -274,7 +277,8 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
 /// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
 /// GPipe, 1F1B and interleaved 1F1B (PTD-P secs. 2.2.1–2.2.2), (p−1)·p/(m·d_l) for the
 /// modular pipeline (Lamy-Poirier sec. 4), (p−1)/m · (F+B−W)/(F+B+W) for
-/// ZB-H1 (Qi et al. 2024).
+/// ZB-H1 (Qi et al. 2024), (p/2−1)/m · (F&B+B−3W)/(F+B+W) for DualPipe
+/// (DeepSeek-V3 Table 2).
 #[must_use]
 pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
     let (p, v, m) = (
@@ -291,6 +295,11 @@ pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
         // passes (1 forward-equivalent, 2 with full recomputation).
         let passes = passes(cfg.activation);
         (p - 1.0) / m * (passes - 2.0) / passes
+    } else if cfg.pipeline_schedule == PipelineSchedule::DualPipe {
+        // (p/2 − 1)(F&B + B − 3W) over m(F + B + W), B the whole backward
+        // (passes − 1 forward-equivalents), F&B = F + B, W = F.
+        let passes = passes(cfg.activation);
+        (p / 2.0 - 1.0) / m * (2.0 * passes - 4.0) / passes
     } else {
         (p - 1.0) / (v * m)
     }
@@ -359,10 +368,22 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
     };
     let lep = model.layer_expert_params();
     let ep = f64::from(cfg.expert.max(1));
+    let copies = dual_copies(cfg);
     (
-        layers * (model.layer_params() - lep * (1.0 - 1.0 / ep)) / t,
-        ends * embed / t,
+        copies * layers * (model.layer_params() - lep * (1.0 - 1.0 / ep)) / t,
+        copies * ends * embed / t,
     )
+}
+
+/// DualPipe keeps two stages on each device (stage i and p−1−i): 2 copies
+/// of a stage's weights, else 1.
+#[must_use]
+pub fn dual_copies(cfg: &Config) -> f64 {
+    if cfg.pipeline_schedule == PipelineSchedule::DualPipe && cfg.pipe > 1 {
+        2.0
+    } else {
+        1.0
+    }
 }
 
 /// The routed experts' part of [`stage_params`]' layer weights on one GPU:
@@ -377,7 +398,8 @@ pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 
         cfg.virtual_stages,
         stage,
     ));
-    layers * model.layer_expert_params() / (f64::from(cfg.expert.max(1)) * f64::from(cfg.tensor))
+    dual_copies(cfg) * layers * model.layer_expert_params()
+        / (f64::from(cfg.expert.max(1)) * f64::from(cfg.tensor))
 }
 
 /// The kernel model's GEMM efficiency and element-wise traffic factor
@@ -599,7 +621,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
                 * elements
                 * (local / nvlink).max(remote / per_direction(hw, a, false));
             a2a_bytes_mb = bytes_per_element * elements * (remote + local);
-            if a.overlap_expert {
+            // DualPipe's fused F&B pairs exist to hide these.
+            if a.overlap_expert || cfg.pipeline_schedule == PipelineSchedule::DualPipe {
                 (a2a - (compute_mb + elementwise_mb)).max(0.0)
             } else {
                 a2a

@@ -27,8 +27,9 @@
 //!   without sequence parallelism, which already splits them) or offloaded
 //!   to CPU memory (P_a+cpu);
 //! * the pipeline schedule: 1F1B (interleaved with v > 1); GPipe only when
-//!   fixed: it has 1F1B's bubble and holds all m micro-batches; ZB-H1 when
-//!   fixed, or beside 1F1B at v = 1 with [`Space::zero_bubble`];
+//!   fixed: it has 1F1B's bubble and holds all m micro-batches; ZB-H1 and
+//!   DualPipe when fixed, or beside 1F1B at v = 1 with
+//!   [`Space::zero_bubble`] (DualPipe where p and m are even, m ≥ 2p);
 //!   ZeRO 0 or 1 with a pipeline, 0–3 (and 3 gathered once per step)
 //!   without (DeepSpeed and Megatron-Core do not shard gradients under a
 //!   pipeline that accumulates them).
@@ -96,26 +97,23 @@ pub struct Space {
     /// Expert-parallel degree (searched for mixtures of experts: every
     /// divisor of the routed experts that divides d·cp).
     pub expert: Option<u32>,
-    /// With the schedule free, also try ZB-H1 where there are no virtual
-    /// stages (`--pipeline-schedule any`); otherwise the search keeps to
-    /// Megatron-Core's 1F1B and interleaved 1F1B.
+    /// With the schedule free, also try ZB-H1 and DualPipe where there are
+    /// no virtual stages (`--pipeline-schedule any`); otherwise the search
+    /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
     pub zero_bubble: bool,
 }
 
 /// The smallest bubble factor a candidate's schedules allow, against
 /// (p−1)/m: 1/v for 1F1B with v virtual stages; 1/3 for ZB-H1 (its
-/// (F + B − W)/(F + B + W) is 1/3 without recomputation, more with).
+/// (F + B − W)/(F + B + W) is 1/3 without recomputation, more with); 0
+/// where DualPipe may run (its bubble is (p/2 − 1)/(p − 1) of ZB-H1's,
+/// down to none at p = 2).
 fn bubble_factor(space: &Space, v: u64) -> f64 {
-    let one = 1.0 / v as f64;
-    let zb = match space.pipeline_schedule {
-        Some(PipelineSchedule::ZbH1) => return 1.0 / 3.0,
-        Some(_) => false,
-        None => space.zero_bubble && v == 1,
-    };
-    if zb {
-        one.min(1.0 / 3.0)
-    } else {
-        one
+    match space.pipeline_schedule {
+        Some(PipelineSchedule::ZbH1) => 1.0 / 3.0,
+        Some(PipelineSchedule::DualPipe) => 0.0,
+        None if space.zero_bubble && v == 1 => 0.0,
+        _ => 1.0 / v as f64,
     }
 }
 
@@ -138,6 +136,7 @@ fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
         None => alloc::vec![1],
     }
 }
+
 /// The expert-parallel degrees tried for `dp_cp` data × context ranks:
 /// the fixed one, 1 for a dense model, else every divisor of the routed
 /// experts that divides `dp_cp` (ascending).
@@ -301,7 +300,10 @@ pub fn practice(
                 Some(v) => u64::from(v),
                 None if p == 1
                     || method.layered()
-                    || space.pipeline_schedule == Some(PipelineSchedule::ZbH1) =>
+                    || matches!(
+                        space.pipeline_schedule,
+                        Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
+                    ) =>
                 {
                     1
                 }
@@ -551,7 +553,10 @@ fn evaluate_candidate(
         Some(v) => alloc::vec![u64::from(v)],
         None if p == 1
             || method.layered()
-            || space.pipeline_schedule == Some(PipelineSchedule::ZbH1) =>
+            || matches!(
+                space.pipeline_schedule,
+                Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
+            ) =>
         {
             alloc::vec![1]
         }
@@ -597,7 +602,15 @@ fn evaluate_candidate(
         let schedules: &[PipelineSchedule] = match space.pipeline_schedule {
             Some(ref s) => core::slice::from_ref(s),
             None if space.zero_bubble && v == 1 && p > 1 && !method.layered() => {
-                &[PipelineSchedule::OneFOneB, PipelineSchedule::ZbH1]
+                if p % 2 == 0 && m % 2 == 0 && m >= 2 * p {
+                    &[
+                        PipelineSchedule::OneFOneB,
+                        PipelineSchedule::ZbH1,
+                        PipelineSchedule::DualPipe,
+                    ]
+                } else {
+                    &[PipelineSchedule::OneFOneB, PipelineSchedule::ZbH1]
+                }
             }
             None => &[PipelineSchedule::OneFOneB],
         };

@@ -143,7 +143,7 @@ impl Inputs {
                 }),
             "prec" => String::from(self.compute.name()),
             "zb" => String::from(if self.zero_bubble {
-                "1F1B and ZB-H1"
+                "1F1B, ZB-H1 and DualPipe"
             } else {
                 "1F1B and interleaved 1F1B"
             }),

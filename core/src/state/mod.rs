@@ -94,15 +94,18 @@ pub enum Comparison {
     Interleaved,
     /// 1F1B vs zero-bubble ZB-H1 (Qi et al. 2024).
     ZeroBubble,
+    /// ZB-H1 vs DualPipe (DeepSeek-V3).
+    DualPipe,
 }
 
 impl Comparison {
     /// Every comparison.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::Lga,
         Self::Modular,
         Self::Interleaved,
         Self::ZeroBubble,
+        Self::DualPipe,
     ];
     /// Stable name.
     #[must_use]
@@ -112,6 +115,7 @@ impl Comparison {
             Self::Modular => "modular",
             Self::Interleaved => "interleaved",
             Self::ZeroBubble => "zb-h1",
+            Self::DualPipe => "dualpipe",
         }
     }
 }

@@ -509,13 +509,15 @@ fn practice_search_moe_is_brute_force() {
 #[test]
 fn practice_search_with_zero_bubble_is_brute_force() {
     let mut found_zb = false;
-    for (gpus, batch, mem) in [
-        (16u64, 16u64, 80.0),
-        (32, 32, 80.0),
-        (32, 64, 0.5),
-        (16, 48, 0.2),
+    for (gpus, batch, mem, seq) in [
+        (16u64, 16u64, 80.0, 1024),
+        (32, 32, 80.0, 1024),
+        (32, 64, 0.5, 1024),
+        (16, 48, 0.2, 1024),
+        (16, 32, 80.0, 4096),
+        (16, 32, 0.5, 4096),
     ] {
-        let m = small(8, 2, 8, 1024, 64);
+        let m = small(8, 2, 8, seq, 64);
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             ..Assumptions::PRACTICE
@@ -537,4 +539,38 @@ fn practice_search_with_zero_bubble_is_brute_force() {
         }
     }
     assert!(found_zb, "no case chose ZB-H1");
+}
+
+/// With the pipeline fixed at 4 stages, `any` schedule picks DualPipe where
+/// its smaller bubble outweighs its doubled weights, and the plan is no
+/// slower than every schedule evaluated at the same degrees.
+#[test]
+fn dualpipe_where_the_pipeline_is_fixed() {
+    let m = small(8, 2, 8, 4096, 64);
+    let hw = h100_with(80.0);
+    let a = Assumptions::PRACTICE;
+    let c = Constraints {
+        exact_gpus: Some(16),
+        ..Constraints::default()
+    };
+    let space = Space {
+        pipe: Some(4),
+        global_batch: Some(32),
+        zero_bubble: true,
+        ..Space::default()
+    };
+    let best = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a)
+        .unwrap()
+        .best
+        .evaluation;
+    assert_eq!(best.config.pipeline_schedule, PipelineSchedule::DualPipe);
+    for s in PipelineSchedule::ALL {
+        let cfg = Config {
+            pipeline_schedule: s,
+            ..best.config
+        };
+        if let Ok(e) = evaluate_with(&m, &hw, &cfg, &a) {
+            assert!(best.time.0 <= e.time.0 * (1.0 + 1e-12), "{s:?}");
+        }
+    }
 }

@@ -538,6 +538,14 @@ fn the_schedule_explains_itself() {
         zb.contains("38 % → 1") && (zb.contains("→ 12 %") || zb.contains("→ 13 %")),
         "{zb}"
     );
+    // DualPipe: ZB-H1's 1/8 → (p/2 − 1)·2/(m·3) = 1/12 with F = B = W.
+    set(&b, "cmp", "dualpipe", "change");
+    b.wait(
+        "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('both ends')",
+        WAIT,
+    );
+    let dual = b.text("cmp-improves");
+    assert!(dual.contains("→ 8 %"), "{dual}");
 }
 
 /// A custom shape with grouped-query attention, a gated MLP and a
