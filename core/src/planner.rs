@@ -100,6 +100,12 @@ fn practice_space(inputs: &Inputs) -> search::Space {
             a => Some(a),
         },
         zero_bubble: inputs.zero_bubble,
+        context: inputs.context,
+        // A dense model has no experts: `ep` is ignored there (said by
+        // [`corrections`]).
+        expert: inputs
+            .expert
+            .filter(|_| inputs.model.shape().is_ok_and(|m| m.experts.is_some())),
         ..search::Space::default()
     }
 }
@@ -337,6 +343,14 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             reason: "above this model's critical batch (eq. 2): past it, more sequences per \
                      step only add work",
             used: alloc::format!("the critical batch, {} sequences", crate::math::floor(bc)),
+        });
+    }
+    if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
+        v.push(Notice {
+            key: "ep".into(),
+            value: alloc::format!("{e}"),
+            reason: "a dense model has no experts to spread",
+            used: "no expert parallelism".into(),
         });
     }
     v

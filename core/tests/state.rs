@@ -98,6 +98,8 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 },
                 compute: plan3d_core::cost::assumptions::Compute::ALL[(g + n) % 2],
                 zero_bubble: (g + m) % 2 == 0,
+                context: max_gpus.filter(|g| g % 2 == 0).map(|_| 2),
+                expert: batch.filter(|b| b % 2 == 0).map(|_| 4),
             },
         )
 }
@@ -551,4 +553,35 @@ fn schedule_comparisons_by_name() {
     assert!(n.is_empty(), "{n:?}");
     assert_eq!(i.compare, Comparison::DualPipe);
     assert!(i.zero_bubble);
+}
+
+/// Fixed expert- and context-parallel degrees from the URL (`ep`, `cp`):
+/// the practice rows keep them; on a dense model `ep` is ignored and said.
+#[test]
+fn fixed_expert_and_context_degrees_from_the_url() {
+    let (i, n) =
+        Inputs::from_query("model=mixtral-8x22b&gpu=h100-sxm&cluster=256&assume=practice&ep=4");
+    assert!(n.is_empty(), "{n:?}");
+    let o = outputs(&i).unwrap();
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert_eq!(p.evaluation.config.expert, 4);
+        }
+    }
+    assert!(o.plans.iter().any(|(_, p)| p.is_ok()));
+    assert!(planner::corrections(&i, &o).is_empty());
+    let (i, _) =
+        Inputs::from_query("model=llama-3.1-8b&gpu=h100-sxm&cluster=64&assume=practice&ep=4&cp=2");
+    let o = outputs(&i).unwrap();
+    let c = planner::corrections(&i, &o);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].key, "ep");
+    for p in o.plans.iter().filter_map(|(_, p)| p.as_ref().ok()) {
+        assert_eq!(
+            (p.evaluation.config.expert, p.evaluation.config.context),
+            (1, 2)
+        );
+    }
+    let (_, n) = Inputs::from_query("ep=0&cp=x");
+    assert_eq!(n.len(), 2);
 }

@@ -142,6 +142,12 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "cp" => self
+                .context
+                .map_or(String::from("searched"), |c| alloc::format!("{c}")),
+            "ep" => self
+                .expert
+                .map_or(String::from("searched"), |e| alloc::format!("{e}")),
             "zb" => String::from(if self.zero_bubble {
                 "1F1B, ZB-H1 and DualPipe"
             } else {

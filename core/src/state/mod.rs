@@ -189,6 +189,10 @@ pub struct Inputs {
     /// (Practice) the search also tries the zero-bubble ZB-H1 schedule
     /// (`zb=1`).
     pub zero_bubble: bool,
+    /// (Practice) a fixed context-parallel degree (`cp`); `None`: searched.
+    pub context: Option<u32>,
+    /// (Practice) a fixed expert-parallel degree (`ep`); `None`: searched.
+    pub expert: Option<u32>,
 }
 
 impl Default for Inputs {
@@ -214,6 +218,8 @@ impl Default for Inputs {
             ramp: [None; crate::run::MAX_RAMP],
             compute: crate::cost::assumptions::Compute::Bf16,
             zero_bubble: false,
+            context: None,
+            expert: None,
         }
     }
 }

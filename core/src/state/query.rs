@@ -219,6 +219,14 @@ impl Inputs {
                 Some(t) => self.tokens = Some(t),
                 None => return Err("training tokens must be a number in 1e6–1e18"),
             },
+            "cp" => match parse_u64(v, 1, 1024) {
+                Some(c) => self.context = Some(c as u32),
+                None => return Err("the context-parallel degree must be a whole number in 1–1024"),
+            },
+            "ep" => match parse_u64(v, 1, 65_536) {
+                Some(e) => self.expert = Some(e as u32),
+                None => return Err("the expert-parallel degree must be a whole number in 1–65536"),
+            },
             "zb" => match v.trim() {
                 "1" | "true" | "on" => self.zero_bubble = true,
                 "0" | "false" | "off" => self.zero_bubble = false,
@@ -329,6 +337,12 @@ impl Inputs {
         }
         if self.zero_bubble {
             put("zb", &"1");
+        }
+        if let Some(c) = self.context {
+            put("cp", &c);
+        }
+        if let Some(e) = self.expert {
+            put("ep", &e);
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));
