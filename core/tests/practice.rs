@@ -443,6 +443,17 @@ fn fp8_runs_the_linear_gemms_at_the_fp8_peak() {
         2.0 * 96.0 * m.layer_params() / 8.0,
         1e-12
     ));
+    // Activations: the FP8 GEMMs' inputs kept in 1 byte, not 2: per token
+    // and layer d_m (QKV input) + d_m (FFN input), split by sequence
+    // parallelism, + d_m (output projection's input) + 4·d_m (fc2's),
+    // split over t = 8.
+    let saved = (2.0 * 12288.0 + 12288.0 + 4.0 * 12288.0) / 8.0;
+    let in_flight_tokens = sb.in_flight * 2048.0 * f64::from(sb.layers);
+    assert!(close(
+        sb.activations.0 - s8.activations.0,
+        saved * in_flight_tokens,
+        1e-12
+    ));
     // No FP8 tensor cores on the A100.
     let a100 = Hardware {
         gpu: hardware::A100_80GB,

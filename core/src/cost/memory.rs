@@ -347,7 +347,8 @@ impl Stages {
 ///   (Megatron-Core's expert data parallelism); ZeRO-3 adds
 ///   the gathered weights of two layers (the current one and the
 ///   prefetched next), or of the whole stage when gathered once per step;
-/// * activations: [`crate::cost::step::kept_per_token`] × tokens per
+/// * activations: [`crate::cost::step::kept_per_token`] (less
+///   [`crate::cost::step::fp8_saved_per_token`] under FP8) × tokens per
 ///   micro-batch × layers × micro-batches in flight, plus one layer's
 ///   working set;
 /// * logits on the last device; the reserve.
@@ -391,11 +392,18 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         Some(v) if stage + 1 == cfg.pipe => 4.0 * tokens * f64::from(v) / t,
         _ => 0.0,
     };
-    // FP8: the layers' weights cast to FP8 and transposed, cached.
-    let fp8_cache = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+    // FP8: the layers' weights cast to FP8 and transposed, cached; the
+    // FP8 GEMMs' inputs kept in FP8.
+    let fp8 = a.compute == crate::cost::assumptions::Compute::Fp8;
+    let fp8_cache = if fp8 {
         layer_w * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
     } else {
         0.0
+    };
+    let kept = if fp8 {
+        kept - step::fp8_saved_per_token(model, cfg)
+    } else {
+        kept
     };
     StageMemory {
         stage,

@@ -216,6 +216,35 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, flash: bool) -> (f64, f6
     }
 }
 
+/// Bytes per token and layer that FP8 GEMMs save on one GPU (Transformer
+/// Engine keeps the FP8 copy of each FP8 GEMM's input for its weight
+/// gradient, 1 byte, instead of the BF16 tensor): the inputs of the QKV
+/// and feed-forward projections (d_m each, replicated unless sequence
+/// parallel), of the attention's output projection (d_a·d_h) and of the
+/// down projection (d_I, or the k routed and the shared experts' of an
+/// MoE layer), split over the tensor ranks. Only what is kept: none with
+/// full recomputation, whose checkpoints are the BF16 layer inputs.
+#[must_use]
+pub fn fp8_saved_per_token(model: &ModelShape, cfg: &Config) -> f64 {
+    if !matches!(
+        cfg.activation,
+        ActivationModel::None | ActivationModel::Selective
+    ) {
+        return 0.0;
+    }
+    let t = f64::from(cfg.tensor);
+    let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
+    let down = match model.experts {
+        None => f64::from(model.ffn),
+        Some(e) => f64::from(e.ffn) * f64::from(e.top_k + e.shared),
+    };
+    let out = match model.latent {
+        None => model.attention_width() as f64,
+        Some(l) => f64::from(l.heads) * f64::from(l.v),
+    };
+    2.0 * model.width() as f64 / t_sp + (out + down) / t
+}
+
 /// Bytes per token of one layer's activation checkpoint on one GPU under
 /// full recomputation: the layer input 2·d_m, split over the tensor ranks
 /// by sequence parallelism or ZeRO-R's P_a.

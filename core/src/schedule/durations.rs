@@ -85,19 +85,22 @@ impl Durations {
         check_count("micro-batch size", micro_batch.into(), 1, crate::MAX_DEGREE)?;
         check_count("data-parallel degree", data.into(), 1, crate::MAX_DEGREE)?;
         let na = f64::from(tensor);
-        let pl = model.layer_params();
+        // The compute follows the weights a token passes through (all of
+        // them for a dense model; the active ones of a mixture of experts),
+        // the state and its traffic every weight.
+        let (pl, active) = (model.layer_params(), model.layer_active_params());
         let (ds, dm) = (f64::from(model.seq_len), model.width() as f64);
         let bmu = f64::from(micro_batch);
         let f = activation.flops_per_token_param();
         let rate = hw.gpu.peak.0 * hw.kernel_efficiency;
         // The tensor all-reduces add ν_NVLink/ν_a to every compute op.
         let tensor_overhead = if tensor > 1 {
-            let nu_a = f * pl / (4.0 * activation.tensor_allreduces() * dm * (na - 1.0));
+            let nu_a = f * active / (4.0 * activation.tensor_allreduces() * dm * (na - 1.0));
             hw.threshold(Link::NvLink).0 / nu_a
         } else {
             0.0
         };
-        let forward = 2.0 * bmu * ds * pl / na / rate * (1.0 + tensor_overhead);
+        let forward = 2.0 * bmu * ds * active / na / rate * (1.0 + tensor_overhead);
         let net = hw.network_bandwidth().0;
         let state_share = if partition { f64::from(data) } else { 1.0 };
         Ok(Self {
