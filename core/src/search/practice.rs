@@ -137,6 +137,17 @@ fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
     }
 }
 
+/// No virtual stages to try: no pipeline, the modular pipeline, or a fixed
+/// zero-bubble schedule (ZB-H1 and DualPipe have none).
+fn single_stage_chunks(space: &Space, method: Method, p: u64) -> bool {
+    p == 1
+        || method.layered()
+        || matches!(
+            space.pipeline_schedule,
+            Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
+        )
+}
+
 /// The expert-parallel degrees tried for `dp_cp` data × context ranks:
 /// the fixed one, 1 for a dense model, else every divisor of the routed
 /// experts that divides `dp_cp` (ascending).
@@ -298,15 +309,7 @@ pub fn practice(
             }
             let v_max = match space.virtual_stages {
                 Some(v) => u64::from(v),
-                None if p == 1
-                    || method.layered()
-                    || matches!(
-                        space.pipeline_schedule,
-                        Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
-                    ) =>
-                {
-                    1
-                }
+                None if single_stage_chunks(space, method, p) => 1,
                 None => u64::from(layers).div_ceil(p),
             };
             for &b in MICRO_BATCHES
@@ -551,15 +554,7 @@ fn evaluate_candidate(
     let stage_layers = u64::from(layers).div_ceil(p);
     let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
         Some(v) => alloc::vec![u64::from(v)],
-        None if p == 1
-            || method.layered()
-            || matches!(
-                space.pipeline_schedule,
-                Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
-            ) =>
-        {
-            alloc::vec![1]
-        }
+        None if single_stage_chunks(space, method, p) => alloc::vec![1],
         None => divisors(stage_layers).collect(),
     };
     let zeros = zeros_for(space, method, p);
