@@ -117,6 +117,137 @@ fn hw() -> impl Strategy<Value = Hardware> {
         })
 }
 
+/// Valid hardware of every preset (the kernel efficiency is the paper's
+/// knob; practice fits its own), memory sometimes tiny.
+fn practice_hw() -> impl Strategy<Value = Hardware> {
+    (0usize..7, 0usize..4, 0usize..5, any::<bool>()).prop_map(|(g, node, n, tiny)| {
+        let mut gpu = hardware::GPUS[g % hardware::GPUS.len()];
+        if tiny {
+            gpu.memory = plan3d_core::units::Bytes(0.5e9);
+        }
+        Hardware {
+            gpu,
+            node_size: [Some(8), Some(4), Some(72), None][node],
+            network: Network::ALL[n],
+            ..Hardware::default()
+        }
+    })
+}
+
+/// Mixtures of experts, latent attention and widths apart from the heads,
+/// with any counts.
+fn frontier_shape() -> impl Strategy<Value = ModelShape> {
+    (
+        prop_oneof![shape(), small_shape()],
+        (count(), count(), count(), count(), count(), count()),
+        (any::<bool>(), any::<bool>(), proptest::option::of(count())),
+    )
+        .prop_map(|(mut m, (e, k, f, sh, d, nl), (moe, latent, hidden))| {
+            if moe {
+                m.experts = Some(model::Experts {
+                    routed: e,
+                    top_k: k,
+                    ffn: f,
+                    shared: sh,
+                    dense_layers: d,
+                    node_limit: nl,
+                });
+            }
+            if latent {
+                m.latent = Some(model::Latent {
+                    heads: k,
+                    q_rank: f,
+                    kv_rank: sh,
+                    nope: d,
+                    rope: nl,
+                    v: e,
+                });
+            }
+            m.hidden = hidden;
+            m
+        })
+}
+
+/// Small mixtures of experts that mostly pass validation.
+fn small_moe() -> impl Strategy<Value = ModelShape> {
+    (
+        small_shape(),
+        (
+            0usize..4,
+            1u32..=2,
+            1u32..=512,
+            0u32..=1,
+            0u32..=2,
+            0u32..=3,
+        ),
+    )
+        .prop_map(|(mut m, (e, k, f, sh, d, nl))| {
+            m.experts = Some(model::Experts {
+                routed: [2, 4, 8, 16][e],
+                top_k: k,
+                ffn: f,
+                shared: sh,
+                dense_layers: d.min(m.layers - 1),
+                node_limit: nl,
+            });
+            m
+        })
+}
+
+/// Small degrees of every practice knob that mostly pass validation.
+fn small_practice_cfg() -> impl Strategy<Value = Config> {
+    (
+        (1u32..=16, 1u32..=4, 1u32..=2, 1u32..=4, 1u32..=16),
+        (
+            0usize..3,
+            0usize..2,
+            0usize..4,
+            1u32..=2,
+            0usize..3,
+            any::<bool>(),
+        ),
+    )
+        .prop_map(|((d, p, t, b, m), (ep, cp, s, v, a, sp))| Config {
+            data: d,
+            pipe: p,
+            tensor: t,
+            micro_batch: b,
+            micro_batches: m,
+            expert: [1, 2, 4][ep],
+            context: [1, 2][cp],
+            pipeline_schedule: plan3d_core::cost::PipelineSchedule::ALL[s],
+            virtual_stages: v,
+            activation: [
+                ActivationModel::None,
+                ActivationModel::Selective,
+                ActivationModel::Full,
+            ][a],
+            sequence_parallel: sp,
+            zero: plan3d_core::cost::assumptions::Zero::One,
+            ..Config::default()
+        })
+}
+
+/// Any degree of every practice knob: expert and context degrees, each
+/// pipeline schedule.
+fn practice_cfg() -> impl Strategy<Value = Config> {
+    (cfg(), (count(), count(), 0usize..4, count(), any::<bool>())).prop_map(
+        |(c, (ep, cp, s, v, sp))| Config {
+            expert: ep,
+            context: cp,
+            pipeline_schedule: plan3d_core::cost::PipelineSchedule::ALL[s],
+            virtual_stages: v,
+            sequence_parallel: sp,
+            zero: plan3d_core::cost::assumptions::Zero::One,
+            ..c
+        },
+    )
+}
+
+/// Frontier cases that passed validation (printed by a test below).
+static FRONTIER_VALID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static FRONTIER_ALL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn cfg() -> impl Strategy<Value = Config> {
     (
         (0usize..4, count(), count(), count()),
@@ -213,6 +344,37 @@ proptest! {
         }
         let _ = hardware::gpu(&name);
         let _ = Network::parse(&name);
+    }
+
+    /// The frontier knobs under practice (experts, latent attention, FP8,
+    /// ZB-H1 and DualPipe, expert and context degrees, overlap and
+    /// imbalance): a value or an error, every number of a value finite.
+    #[test]
+    fn robust_frontier(
+        m in prop_oneof![1 => frontier_shape(), 3 => small_moe()],
+        h in prop_oneof![1 => hw(), 3 => practice_hw()],
+        c in prop_oneof![1 => practice_cfg(), 3 => small_practice_cfg()],
+        (fp8, overlap, imbalance) in (any::<bool>(), any::<bool>(), num()),
+    ) {
+        use plan3d_core::cost::assumptions::{Assumptions, Compute};
+        let a = Assumptions {
+            compute: if fp8 { Compute::Fp8 } else { Compute::Bf16 },
+            overlap_expert: overlap,
+            expert_imbalance: if imbalance.is_finite() { imbalance.clamp(1.0, 16.0) } else { 1.1 },
+            ..Assumptions::PRACTICE
+        };
+        if let Ok(e) = plan3d_core::cost::evaluate_with(&m, &h, &c, &a) {
+            FRONTIER_VALID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            finite_evaluation(&e)?;
+            let s = e.step_parts.unwrap_or_default();
+            prop_assert!(s.total().is_finite() && s.all_to_all_bytes.is_finite() && s.context_ring_bytes.is_finite(), "{s:?}");
+            prop_assert!(e.stages.heaviest().total().0.is_finite());
+        }
+        let n = FRONTIER_VALID.load(std::sync::atomic::Ordering::Relaxed);
+        let all = FRONTIER_ALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if all % 10_000 == 0 {
+            eprintln!("robust_frontier: {n} of {all} cases evaluated");
+        }
     }
 
     #[test]
