@@ -475,15 +475,37 @@ pub fn run(
                 math::round_sig(batch_tokens, 4)
             ));
         }
-        let e: Evaluation = evaluate_with(
-            model,
-            hw,
-            &Config {
-                micro_batches,
-                ..*cfg
-            },
-            a,
-        )?;
+        let phase_cfg = Config {
+            micro_batches,
+            ..*cfg
+        };
+        // DualPipe needs m ≥ 2p (even): a phase of a small batch runs ZB-H1,
+        // its nearest schedule, and says so.
+        let e: Evaluation = match evaluate_with(model, hw, &phase_cfg, a) {
+            Err(Error::Incompatible { .. })
+                if cfg.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe =>
+            {
+                notes.push(alloc::format!(
+                    "the batch ramp's phase from {} tokens has {} micro-batches, too few for \
+                     DualPipe over {} stages (it needs an even number, at least {}): that \
+                     phase runs ZB-H1",
+                    math::round_sig(r.start_tokens, 3),
+                    micro_batches,
+                    cfg.pipe,
+                    2 * cfg.pipe
+                ));
+                evaluate_with(
+                    model,
+                    hw,
+                    &Config {
+                        pipeline_schedule: crate::cost::PipelineSchedule::ZbH1,
+                        ..phase_cfg
+                    },
+                    a,
+                )?
+            }
+            r => r?,
+        };
         let steps = (end - r.start_tokens) / batch_tokens;
         phases.push(Phase {
             start_tokens: r.start_tokens,

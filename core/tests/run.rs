@@ -364,3 +364,65 @@ proptest::proptest! {
         proptest::prop_assert_eq!(run::page_ramp(&text).unwrap(), page, "{}", text);
     }
 }
+
+/// DeepSeek-V3's run on DualPipe with its published batch ramp (3 072 →
+/// 15 360 sequences of 4 096 over the first 469 B tokens): the first
+/// phase's 24 micro-batches are too few for DualPipe over 16 stages (it
+/// needs 32), so that phase runs ZB-H1 and the run says so; the second
+/// runs DualPipe.
+#[test]
+fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
+    use plan3d_core::cost::assumptions::Compute;
+    use plan3d_core::cost::{evaluate_with, PipelineSchedule};
+    let hw = Hardware {
+        gpu: hardware::H800,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let a = Assumptions {
+        compute: Compute::Fp8,
+        tokens: Some(14.8e12),
+        ..Assumptions::PRACTICE
+    };
+    let cfg = Config {
+        data: 128,
+        pipe: 16,
+        tensor: 1,
+        micro_batch: 1,
+        micro_batches: 120,
+        activation: ActivationModel::Full,
+        zero: Zero::One,
+        expert: 64,
+        pipeline_schedule: PipelineSchedule::DualPipe,
+        ..Config::default()
+    };
+    let s = RunSettings {
+        ramp: parse_ramp("0:12582912,469e9:62914560").unwrap(),
+        ..RunSettings::default()
+    };
+    let r = run::run(&model::DEEPSEEK_V3, &hw, &cfg, &a, &s).unwrap();
+    assert_eq!(r.phases.len(), 2);
+    assert_eq!(r.phases[0].micro_batches, 24);
+    assert!(
+        r.notes.iter().any(|n| n.contains("runs ZB-H1")),
+        "{:?}",
+        r.notes
+    );
+    let zb = Config {
+        micro_batches: 24,
+        pipeline_schedule: PipelineSchedule::ZbH1,
+        ..cfg
+    };
+    let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &zb, &a).unwrap();
+    assert_eq!(r.phases[0].step_seconds, e.step.0);
+    let dual = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
+    assert_eq!(r.phases[1].step_seconds, dual.step.0);
+    // Published: 2.664 M H800 GPU-hours of pre-training.
+    println!(
+        "DeepSeek-V3 run (DualPipe, ramp, interruptions): {:.1} wall days, {:.3} M GPU-hours",
+        r.wall_seconds / 86_400.0,
+        r.gpu_hours / 1e6
+    );
+    assert!((r.gpu_hours / 2.664e6 - 1.0).abs() < 0.2);
+}
