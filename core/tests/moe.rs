@@ -259,8 +259,8 @@ fn bad_expert_settings_are_errors_in_words() {
 /// Published: 2.664 M H800 GPU-hours of pre-training (2.788 M with the
 /// context extension and post-training). Recomputation: full (the run
 /// recomputed the norms and MLA up-projections and cached activations in
-/// FP8, which plan3d does not model; without recomputation the stage
-/// would hold ~176 GiB here).
+/// FP8 beyond the GEMMs' inputs, which plan3d does not model; without recomputation the stage
+/// would hold ~164 GiB here).
 #[test]
 fn deepseek_v3_pre_training_gpu_hours() {
     let hw = Hardware {
