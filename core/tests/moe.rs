@@ -261,8 +261,10 @@ fn bad_expert_settings_are_errors_in_words() {
 /// recomputed the norms and MLA up-projections and cached activations in
 /// FP8 beyond the GEMMs' inputs, which plan3d does not model; without recomputation the stage
 /// would hold ~164 GiB here).
-#[test]
-fn deepseek_v3_pre_training_gpu_hours() {
+/// DeepSeek-V3's published setting as plan3d's inputs: the hardware, the
+/// practice knobs (FP8, 14.8 T tokens, all-to-alls not yet overlapped)
+/// and the configuration (1F1B; tests set DualPipe themselves).
+pub(crate) fn deepseek_v3_setting() -> (Hardware, Assumptions, Config) {
     let hw = Hardware {
         gpu: hardware::H800,
         node_size: Some(8),
@@ -271,7 +273,6 @@ fn deepseek_v3_pre_training_gpu_hours() {
     };
     let a = Assumptions {
         compute: Compute::Fp8,
-        overlap_expert: true,
         tokens: Some(14.8e12),
         ..Assumptions::PRACTICE
     };
@@ -285,6 +286,16 @@ fn deepseek_v3_pre_training_gpu_hours() {
         zero: Zero::One,
         expert: 64,
         ..Config::default()
+    };
+    (hw, a, cfg)
+}
+
+#[test]
+fn deepseek_v3_pre_training_gpu_hours() {
+    let (hw, a, cfg) = deepseek_v3_setting();
+    let a = Assumptions {
+        overlap_expert: true,
+        ..a
     };
     let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
     assert!(e.fits);

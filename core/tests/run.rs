@@ -372,30 +372,11 @@ proptest::proptest! {
 /// runs DualPipe.
 #[test]
 fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
-    use plan3d_core::cost::assumptions::Compute;
     use plan3d_core::cost::{evaluate_with, PipelineSchedule};
-    let hw = Hardware {
-        gpu: hardware::H800,
-        node_size: Some(8),
-        network: Network::InfiniBand400,
-        ..Hardware::default()
-    };
-    let a = Assumptions {
-        compute: Compute::Fp8,
-        tokens: Some(14.8e12),
-        ..Assumptions::PRACTICE
-    };
+    let (hw, a, cfg) = crate::moe::deepseek_v3_setting();
     let cfg = Config {
-        data: 128,
-        pipe: 16,
-        tensor: 1,
-        micro_batch: 1,
-        micro_batches: 120,
-        activation: ActivationModel::Full,
-        zero: Zero::One,
-        expert: 64,
         pipeline_schedule: PipelineSchedule::DualPipe,
-        ..Config::default()
+        ..cfg
     };
     let s = RunSettings {
         ramp: parse_ramp("0:12582912,469e9:62914560").unwrap(),
