@@ -116,7 +116,8 @@ impl<'a> Measured<'a> {
     }
 }
 
-fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+/// The 2D context of `canvas`, if it has one.
+pub fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas
         .get_context("2d")
         .ok()

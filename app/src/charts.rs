@@ -242,13 +242,7 @@ pub fn memory(
     let (x0, x1, y0, y1) = (64.0, w - 12.0, 44.0, h - 30.0);
     let y_of = |v: f64| y1 - (v / top.max(f64::MIN_POSITIVE)) * (y1 - y0);
     // Round ticks: 1, 2 or 5 × 10^k, about six of them.
-    let raw = top / 6.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|k| k * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
+    let step = crate::fmt::tick_step(top, 6.0);
     let mut v = 0.0;
     while v <= top {
         let y = y_of(v);

@@ -139,3 +139,22 @@ pub fn shown(s: &plan3d_core::planner::ShownScale) -> String {
         ),
     }
 }
+
+/// Text for markup: `&`, `<`, `>` and `"` escaped.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A round step for `n` ticks over `span`: 1, 2 or 5 × 10^k.
+pub fn tick_step(span: f64, n: f64) -> f64 {
+    let raw = span / n;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
+}

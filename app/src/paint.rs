@@ -38,14 +38,10 @@ pub struct Canvas {
     size: (f64, f64),
 }
 
-fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok()??.dyn_into().ok()
-}
-
 impl Canvas {
     /// The painter of `canvas`, if it has a 2D context.
     pub fn new(canvas: &HtmlCanvasElement) -> Option<Self> {
-        let ctx = context(canvas)?;
+        let ctx = crate::backend::context_of(canvas)?;
         crate::backend::scale_context(&ctx);
         ctx.set_font(FONT);
         ctx.set_text_baseline("middle");
@@ -92,7 +88,7 @@ impl Svg {
             .and_then(|w| w.document())
             .and_then(|d| d.create_element("canvas").ok())
             .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
-            .and_then(|c| context(&c));
+            .and_then(|c| crate::backend::context_of(&c));
         if let Some(m) = &measure {
             m.set_font(FONT);
         }
@@ -128,10 +124,7 @@ impl Paint for Svg {
             Anchor::Middle => "middle",
             Anchor::End => "end",
         };
-        let s = s
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;");
+        let s = crate::fmt::esc(s);
         self.out.push_str(&format!(
             "<text x=\"{x:.1}\" y=\"{y:.1}\" fill=\"{fill}\" text-anchor=\"{anchor}\" dominant-baseline=\"middle\">{s}</text>"
         ));

@@ -3,7 +3,6 @@
 //! is a pure function of the clock (the fraction of the step shown).
 
 use plan3d_core::schedule::{EventKind, Schedule, Stream};
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// The labels' font.
@@ -153,7 +152,7 @@ impl Timeline {
 
 /// The canvas's context, scaled to logical pixels, and its logical size.
 fn context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64, f64)> {
-    let ctx: CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+    let ctx = crate::backend::context_of(canvas)?;
     crate::backend::scale_context(&ctx);
     let (w, h) = crate::backend::logical_size(canvas);
     Some((ctx, w, h))
@@ -180,17 +179,6 @@ fn color(b: &Block, layers: u32) -> String {
 
 /// Steps of the layer gradient.
 const SHADES: f64 = 24.0;
-
-/// A round step for `n` ticks over `span`: 1, 2 or 5 × 10^k.
-fn tick_step(span: f64, n: f64) -> f64 {
-    let raw = span / n;
-    let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * p)
-}
 
 /// A time on the axis: seconds (or units) with just enough digits.
 fn time_label(t: f64, step: f64, unit: &str) -> String {
@@ -268,7 +256,7 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
     ctx.set_fill_style_str(fg);
     let axis = h - bottom + 2.0;
     if tl.makespan > 0.0 {
-        let step = tick_step(tl.makespan, 6.0);
+        let step = crate::fmt::tick_step(tl.makespan, 6.0);
         let mut k = 0.0;
         while k * step <= tl.makespan * 1.0001 {
             let x = left + k * step * scale;

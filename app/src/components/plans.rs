@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 
 use crate::app::{shown, OptimumSignal, OutputsMemo};
-use crate::fmt;
+use crate::fmt::{self, esc};
 
 /// "n_b × n_l × n_a" of a plan.
 pub fn config_text(p: &Plan) -> String {
@@ -28,14 +28,6 @@ pub fn config_text(p: &Plan) -> String {
         String::new()
     };
     format!("{} × {} × {}{cp}{ep}", c.data, c.pipe, c.tensor)
-}
-
-/// Text for markup: `&`, `<`, `>` and `"` escaped.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// A row spanning the table: a note.

@@ -52,7 +52,7 @@ pub fn RunCard(
             None => String::from("<p class=\"p3-note\">No plan to run.</p>"),
             Some(Err(e)) => format!(
                 "<p class=\"p3-error\" role=\"alert\">Cannot run: {}</p>",
-                e.replace('&', "&amp;").replace('<', "&lt;")
+                crate::fmt::esc(e)
             ),
             Some(Ok(r)) => figures_html(r),
         })
