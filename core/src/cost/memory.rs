@@ -369,10 +369,9 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
     let (sw, sg, so) = zero.shards(d);
     let (swe, sge, soe) = zero.shards(d_e);
     let (bw, bg, bo) = a.precision.bytes();
-    let ep = f64::from(cfg.expert.max(1));
-    let layer_on_gpu = (model.layer_params() - model.layer_expert_params() * (1.0 - 1.0 / ep)) / t;
+    let (layer_dense, layer_experts) = step::layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
     let gathered = match zero {
-        Zero::Three => 2.0 * 2.0 * layer_on_gpu,
+        Zero::Three => 2.0 * 2.0 * (layer_dense + layer_experts),
         Zero::ThreePerStep => 2.0 * params,
         _ => 0.0,
     };

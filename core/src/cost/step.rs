@@ -395,12 +395,24 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
         (true, false, _) | (false, true, _) => 1.0,
         (false, false, _) => 0.0,
     };
-    let lep = model.layer_expert_params();
-    let ep = f64::from(cfg.expert.max(1));
+    let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
     let copies = dual_copies(cfg);
     (
-        copies * layers * (model.layer_params() - lep * (1.0 - 1.0 / ep)) / t,
+        copies * layers * (dense + experts),
         copies * ends * embed / t,
+    )
+}
+
+/// One layer's weights on one GPU, as (the rest, the routed experts): the
+/// layer split over `tensor` ranks, its E routed experts also over
+/// `expert` ranks (E/ep each). The experts' part is 0 for a dense model.
+#[must_use]
+pub fn layer_weights_on_gpu(model: &ModelShape, tensor: u32, expert: u32) -> (f64, f64) {
+    let t = f64::from(tensor.max(1));
+    let lep = model.layer_expert_params();
+    (
+        (model.layer_params() - lep) / t,
+        lep / (f64::from(expert.max(1)) * t),
     )
 }
 
@@ -427,8 +439,7 @@ pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 
         cfg.virtual_stages,
         stage,
     ));
-    dual_copies(cfg) * layers * model.layer_expert_params()
-        / (f64::from(cfg.expert.max(1)) * f64::from(cfg.tensor))
+    dual_copies(cfg) * layers * layer_weights_on_gpu(model, cfg.tensor, cfg.expert).1
 }
 
 /// The kernel model's GEMM efficiency and element-wise traffic factor

@@ -487,12 +487,17 @@ fn state_floor(
     let (bw, bg, bo) = a.precision.bytes();
     // The routed experts as spread as any expert degree allowed at this d
     // spreads them (a floor for every ep tried).
-    let ep = expert_degrees(model, space, d).last().copied().unwrap_or(1) as f64;
-    let (swe, sge, soe) = zero.shards(d as f64 / ep);
+    let ep = expert_degrees(model, space, d).last().copied().unwrap_or(1);
+    let (swe, sge, soe) = zero.shards(d as f64 / ep as f64);
     let layers = u64::from(model.layers).div_ceil(p) as f64;
-    let experts = layers * model.layer_expert_params() / (ep * t as f64);
-    let dense = layers * (model.layer_params() - model.layer_expert_params()) / t as f64;
-    dense * (bw / sw + bg / sg + bo / so) + experts * (bw / swe + bg / sge + bo / soe) + a.reserve.0
+    let (dense, experts) = crate::cost::step::layer_weights_on_gpu(
+        model,
+        u32::try_from(t).unwrap_or(u32::MAX),
+        u32::try_from(ep).unwrap_or(u32::MAX),
+    );
+    layers * dense * (bw / sw + bg / sg + bo / so)
+        + layers * experts * (bw / swe + bg / sge + bo / soe)
+        + a.reserve.0
 }
 
 /// One layer's activations for micro-batch `b` at tensor degree `t`, as
