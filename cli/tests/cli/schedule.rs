@@ -116,3 +116,18 @@ fn zero_bubble_schedule() {
     let (b1, b2) = (f(&one["step"], "bubble"), f(&e["step"], "bubble"));
     assert!((b2 * 3.0 - b1).abs() < 1e-9 * b1, "{b1} {b2}");
 }
+
+/// A fixed expert degree on a dense model is an error in words, in a plan
+/// as in an evaluation (not "no plan").
+#[test]
+fn expert_parallelism_on_a_dense_model_says_why() {
+    for cmd in [
+        "plan --model llama-3.1-8b --assumptions practice --gpu h100-sxm --gpus 64 --expert-parallel 4",
+        "evaluate --model llama-3.1-8b --assumptions practice --gpu h100-sxm --data 8 --expert-parallel 4",
+    ] {
+        let out = plan3d_words(cmd);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("needs a mixture of experts"), "{cmd}: {err}");
+    }
+}

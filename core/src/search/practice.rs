@@ -274,6 +274,11 @@ pub fn practice(
             what: crate::cost::assumptions::NO_FP8,
         });
     }
+    if model.experts.is_none() && space.expert.is_some_and(|e| e > 1) {
+        return Err(Error::Incompatible {
+            what: "expert parallelism needs a mixture of experts (--experts)",
+        });
+    }
     let heads = u64::from(model.heads);
     let kv = u64::from(model.kv_heads);
     let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
