@@ -192,8 +192,9 @@ pub(crate) struct PracticeArgs {
     #[arg(long)]
     pub(crate) recompute: Option<String>,
     /// Pipeline schedule (also `--schedule`): 1f1b, interleaved (1F1B with
-    /// --virtual-stages), gpipe, zb-h1 (zero bubble) or dualpipe; in `plan`,
-    /// any tries 1f1b, zb-h1 and dualpipe; modular is --method improved
+    /// --virtual-stages), gpipe, zb-h1 (zero bubble), zb-v (zero bubble, two
+    /// half stages per GPU in a V) or dualpipe; in `plan`, any tries 1f1b,
+    /// zb-h1, zb-v and dualpipe; modular is --method improved
     #[arg(long, alias = "schedule")]
     pub(crate) pipeline_schedule: Option<String>,
     /// ZeRO-R activation checkpoints (full recomputation): none, pa

@@ -35,7 +35,7 @@ pub(crate) fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>)
             let x = n.as_f64().unwrap_or(f64::NAN);
             let shown = if prefix.ends_with(".bandwidth") {
                 format!("{} GiB/s", num(x / plan3d_core::units::GIB))
-            } else if prefix.starts_with("memory.")
+            } else if (prefix.starts_with("memory.") && !is_count(prefix))
                 || prefix.ends_with("_bytes")
                 || prefix.ends_with(".memory_bytes")
             {
@@ -55,6 +55,14 @@ pub(crate) fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>)
             other.to_string().trim_matches('"').to_string(),
         )),
     }
+}
+
+/// A memory stage's counts: its index, layers and micro-batches in flight
+/// (not bytes).
+fn is_count(key: &str) -> bool {
+    [".stage", ".layers", ".in_flight"]
+        .iter()
+        .any(|s| key.ends_with(s))
 }
 
 /// A number at 4 significant figures, in scientific notation when large.

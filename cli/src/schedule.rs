@@ -11,7 +11,7 @@ use crate::output::to_json;
 
 #[derive(Args)]
 pub(crate) struct ScheduleArgs {
-    /// ga, lga, gpipe, 1f1b, interleaved, modular, zb-h1 or dualpipe (also
+    /// ga, lga, gpipe, 1f1b, interleaved, modular, zb-h1, zb-v or dualpipe (also
     /// `--schedule`).
     #[arg(long, alias = "schedule")]
     pub(crate) kind: String,

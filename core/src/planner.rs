@@ -151,6 +151,11 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
             "DualPipe over {} stages (micro-batches from both ends, two stages per GPU)",
             c.pipe
         )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbV {
+        format!(
+            "zero-bubble ZB-V over {} GPUs (2 stages each, placed in a V; embedding and head on GPU 0)",
+            c.pipe
+        )
     } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 {
         format!(
             "zero-bubble ZB-H1 over {} stages (weight gradients fill the cool-down)",
@@ -706,6 +711,9 @@ pub fn plan_schedule(
         (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe => {
             ScheduleKind::DualPipe
         }
+        (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::ZbV => {
+            ScheduleKind::ZbV
+        }
         (false, true) => ScheduleKind::OneFOneB,
         (false, false) => ScheduleKind::Ga,
     };
@@ -714,7 +722,10 @@ pub fn plan_schedule(
     // layer count the stages divide.
     let per_stage = f64::from(model.layers) / f64::from(pipe);
     let layers_for = |p: u32| -> u32 {
-        if matches!(
+        if kind == ScheduleKind::ZbV {
+            // 2p equal stages.
+            model.layers / (2 * pipe) * 2 * p
+        } else if matches!(
             kind,
             ScheduleKind::OneFOneB | ScheduleKind::ZbH1 | ScheduleKind::DualPipe
         ) {
@@ -760,6 +771,10 @@ pub fn plan_schedule(
             // an even number of micro-batches, at least twice the devices.
             p = (p / 2 * 2).max(2);
             n = (n / 2 * 2).max(2 * p);
+        }
+        if kind == ScheduleKind::ZbV {
+            // ZB-V's warm-up alone is 2p − 1 forwards on GPU 0.
+            n = n.max(2 * p - 1);
         }
         let total = ops(layers_for(p), n);
         if total > MAX_PAGE_OPS {
@@ -835,6 +850,10 @@ pub fn comparison(which: Comparison) -> Result<[Schedule; 2], Error> {
         Comparison::DualPipe => [
             unit(ScheduleKind::ZbH1, 4, 16, 8, 1, 1)?,
             unit(ScheduleKind::DualPipe, 4, 16, 8, 1, 1)?,
+        ],
+        Comparison::ZbV => [
+            unit(ScheduleKind::ZbH1, 4, 16, 8, 1, 1)?,
+            unit(ScheduleKind::ZbV, 4, 16, 8, 1, 1)?,
         ],
     })
 }

@@ -479,20 +479,32 @@ pub fn run(
             micro_batches,
             ..*cfg
         };
-        // DualPipe needs m ≥ 2p (even): a phase of a small batch runs ZB-H1,
-        // its nearest schedule, and says so.
+        // DualPipe needs m ≥ 2p (even), ZB-V m ≥ 2p − 1: a phase of a
+        // small batch runs ZB-H1, their nearest schedule, and says so.
         let e: Evaluation = match evaluate_with(model, hw, &phase_cfg, a) {
             Err(Error::Incompatible { .. })
-                if cfg.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe =>
+                if matches!(
+                    cfg.pipeline_schedule,
+                    crate::cost::PipelineSchedule::DualPipe | crate::cost::PipelineSchedule::ZbV
+                ) =>
             {
+                let (name, need) =
+                    if cfg.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe {
+                        ("DualPipe", "an even number, at least")
+                    } else {
+                        ("ZB-V", "at least")
+                    };
+                let least = if name == "ZB-V" {
+                    2 * cfg.pipe - 1
+                } else {
+                    2 * cfg.pipe
+                };
                 notes.push(alloc::format!(
                     "the batch ramp's phase from {} tokens has {} micro-batches, too few for \
-                     DualPipe over {} stages (it needs an even number, at least {}): that \
-                     phase runs ZB-H1",
+                     {name} over {} stages (it needs {need} {least}): that phase runs ZB-H1",
                     math::round_sig(r.start_tokens, 3),
                     micro_batches,
                     cfg.pipe,
-                    2 * cfg.pipe
                 ));
                 evaluate_with(
                     model,

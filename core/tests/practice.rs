@@ -655,6 +655,104 @@ fn zb_h1_bubble_and_memory_by_hand() {
     .is_err());
 }
 
+/// ZB-V (Qi et al. 2024, sec. 6): half ZB-H1's bubble; device i holds
+/// 2p − i half-stage micro-batches (p stage-sized on device 0, 1F1B's
+/// peak); the embedding and the head both on device 0; twice 1F1B's
+/// pipeline sends; refused with too few micro-batches or layers, with
+/// virtual stages, and under the paper's model.
+#[test]
+fn zb_v_bubble_memory_and_placement_by_hand() {
+    let cfg = |s, activation| Config {
+        data: 2,
+        pipe: 8,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 16,
+        activation,
+        sequence_parallel: true,
+        zero: Zero::One,
+        pipeline_schedule: s,
+        ..Config::default()
+    };
+    let zbv = cfg(PipelineSchedule::ZbV, ActivationModel::None);
+    let zbh1 = cfg(PipelineSchedule::ZbH1, ActivationModel::None);
+    // (p−1)/m · (F + B − W)/(2(F + B + W)): 7/16 · 1/6, and 7/16 · 1/4
+    // with full recomputation (B = 2F).
+    assert!(close(bubble_fraction(&zbv, 96), 7.0 / 16.0 / 6.0, 1e-12));
+    assert!(close(
+        bubble_fraction(&zbv, 96),
+        bubble_fraction(&zbh1, 96) / 2.0,
+        1e-12
+    ));
+    let full = cfg(PipelineSchedule::ZbV, ActivationModel::Full);
+    assert!(close(bubble_fraction(&full, 96), 7.0 / 16.0 / 4.0, 1e-12));
+    assert_eq!(in_flight(&zbv, 0), 8.0);
+    assert_eq!(in_flight(&zbv, 7), 4.5);
+    let hw = h100();
+    let a = Assumptions::PRACTICE;
+    // GPT-3 with its 51 200-token vocabulary, tied.
+    let gpt3 = ModelShape {
+        vocab: Some(51_200),
+        ..GPT3
+    };
+    let one = evaluate_with(
+        &gpt3,
+        &hw,
+        &cfg(PipelineSchedule::OneFOneB, ActivationModel::None),
+        &a,
+    )
+    .unwrap();
+    let v = evaluate_with(&gpt3, &hw, &zbv, &a).unwrap();
+    let h = evaluate_with(&gpt3, &hw, &zbh1, &a).unwrap();
+    let (s1, sv, sh) = (
+        one.step_parts.unwrap(),
+        v.step_parts.unwrap(),
+        h.step_parts.unwrap(),
+    );
+    assert!(close(sv.pipeline, 2.0 * s1.pipeline, 1e-12));
+    // Half the bubble's slots, each a little longer (the sends).
+    let slot =
+        |s: &plan3d_core::cost::step::StepTime| s.bubble / (s.compute + s.elementwise + s.pipeline);
+    assert!(close(slot(&sv), slot(&sh) / 2.0, 1e-9), "{sv:?} {sh:?}");
+    assert!(v.step.0 < h.step.0);
+    // Device 0: 96/16 · 2 = 12 layers, the 1F1B first device's activations,
+    // and the logits (the head is there, not on device 7).
+    let first = v.stages.iter().find(|s| s.stage == 0).unwrap();
+    let last = v.stages.iter().find(|s| s.stage == 7).unwrap();
+    let one_first = one.stages.iter().find(|s| s.stage == 0).unwrap();
+    assert_eq!(first.layers, 12);
+    assert!(close(first.activations.0, one_first.activations.0, 1e-12));
+    assert!(first.logits.0 > 0.0 && last.logits.0 == 0.0);
+    // The tied embedding: one copy, on device 0.
+    let embedding = 51_200.0 * 12_288.0 / 8.0 * 2.0;
+    assert!(close(first.weights.0 - last.weights.0, embedding, 1e-9));
+    // Refused in words.
+    for bad in [
+        Config {
+            micro_batches: 14,
+            ..zbv
+        },
+        Config {
+            virtual_stages: 2,
+            ..zbv
+        },
+    ] {
+        let e = evaluate_with(&gpt3, &hw, &bad, &a).unwrap_err().to_string();
+        assert!(e.contains("ZB-V"), "{e}");
+    }
+    assert!(evaluate_with(
+        &gpt3,
+        &hw,
+        &Config {
+            micro_batches: 15,
+            ..zbv
+        },
+        &a
+    )
+    .is_ok());
+    assert!(evaluate_with(&gpt3, &hw, &zbv, &Assumptions::PAPER).is_err());
+}
+
 /// DualPipe (DeepSeek-V3 Table 2): bubble
 /// (p/2 − 1)(F&B + B − 3W)/(m(F + B + W)) with B the whole backward: 2/3
 /// of (p/2 − 1)/m without recomputation; p + 1 micro-batches in flight;

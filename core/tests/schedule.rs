@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 use proptest::prelude::*;
 
-use ScheduleKind::{DualPipe, Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB, ZbH1};
+use ScheduleKind::{DualPipe, Ga, Gpipe, Interleaved, Lga, Modular, OneFOneB, ZbH1, ZbV};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -50,6 +50,18 @@ proptest! {
             prop_assert_eq!(s.memory_peak.iter().copied().fold(0.0, f64::max),
                 one.memory_peak.iter().copied().fold(0.0, f64::max));
         }
+        // ZB-V (Qi et al. 2024, sec. 6), 2p half stages: every device idles
+        // (p−1) half-stage input gradients, (p−1)·B/2 = half ZB-H1's, when
+        // W = F ≤ B (b ≥ 2); for any m ≥ 2p − 1; 1F1B's peak memory.
+        let mv = (2 * nl - 1).max(1) + extra * nmu_mult;
+        let s = unit(ZbV, 2 * nl * per, mv, 1);
+        let zbv = (nlf - 1.0) * (f64::from(b) - 1.0) / (2.0 * f64::from(mv) * (1.0 + f64::from(b)));
+        prop_assert!(close(s.bubble_fraction, zbv), "zb-v {} vs {zbv}", s.bubble_fraction);
+        let one = unit(OneFOneB, 2 * nl * per, mv, 1);
+        prop_assert_eq!(s.memory_peak.iter().copied().fold(0.0, f64::max),
+            one.memory_peak.iter().copied().fold(0.0, f64::max));
+        prop_assert!(s.in_flight.iter().enumerate().all(|(i, &f)| f == (2 * nl - i as u32).min(mv)),
+            "{:?}", s.in_flight);
         // DualPipe (DeepSeek-V3 sec. 3.2.1, Table 2): (n_l/2 − 1)·(F&B + B
         // − 3W), B the whole backward, when F = B = W (b = 2): F&B = 3,
         // B = 2, W = 1; n_l + 1 micro-batches in flight.
@@ -69,15 +81,16 @@ proptest! {
 
     #[test]
     fn prop_schedules_are_consistent(
-        kind in 0usize..8, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
+        kind in 0usize..9, nl in 1u32..=6, per in 1u32..=3, nmu_mult in 1u32..=4, v in 1u32..=3,
         data in 1u32..=3, partition in any::<bool>(), offload in any::<bool>(),
         reduce in 0.0f64..3.0, restore in 0.0f64..2.0, send in 0.0f64..1.5, cpu in 0.0f64..1.0
     ) {
         let kind = ScheduleKind::ALL[kind];
         let nl = if kind == DualPipe { 2 * nl.div_ceil(2) } else if kind.pipelined() { nl } else { 1 };
         let chunks = if kind == Interleaved { v } else { 1 };
-        let nmu = if kind == DualPipe { 2 * nl * nmu_mult } else { nl * nmu_mult };
-        let mut spec = ScheduleSpec::unit(kind, nl, nl * chunks * per, nmu);
+        let nmu = if matches!(kind, DualPipe | ZbV) { 2 * nl * nmu_mult } else { nl * nmu_mult };
+        let chunks_v = if kind == ZbV { 2 } else { chunks };
+        let mut spec = ScheduleSpec::unit(kind, nl, nl * chunks_v * per, nmu);
         spec.chunks = chunks;
         spec.data = data;
         spec.partition = partition;

@@ -540,7 +540,7 @@ fn custom_mixture_of_experts_from_the_url() {
 #[test]
 fn schedule_comparisons_by_name() {
     // Every comparison the name knows is in the list.
-    assert_eq!(Comparison::ALL.len(), 5);
+    assert_eq!(Comparison::ALL.len(), 6);
     for c in Comparison::ALL {
         let (i, n) = Inputs::from_query(&format!("cmp={}", c.name()));
         assert!(n.is_empty(), "{n:?}");
@@ -553,6 +553,7 @@ fn schedule_comparisons_by_name() {
     assert!(n.is_empty(), "{n:?}");
     assert_eq!(i.compare, Comparison::DualPipe);
     assert!(i.zero_bubble);
+    assert_eq!(Inputs::from_query("cmp=zb-v").0.compare, Comparison::ZbV);
 }
 
 /// Fixed expert- and context-parallel degrees from the URL (`ep`, `cp`):
@@ -584,4 +585,53 @@ fn fixed_expert_and_context_degrees_from_the_url() {
     }
     let (_, n) = Inputs::from_query("ep=0&cp=x");
     assert_eq!(n.len(), 2);
+}
+
+/// A ZB-V plan (Llama 3.1 405B, PP16, 32 micro-batches) is drawn as ZB-V:
+/// scaled down, it keeps its shape (2p equal stages, at least 2p − 1
+/// micro-batches) and half ZB-H1's bubble at the shape shown.
+#[test]
+fn a_zb_v_plan_is_drawn_as_zb_v() {
+    use plan3d_core::cost::{evaluate_with, Assumptions, PipelineSchedule, Zero};
+    use plan3d_core::schedule::ScheduleKind;
+    let (i, _) =
+        Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&cluster=1024&assume=practice");
+    let o = outputs(&i).unwrap();
+    let hw = o.hardware;
+    let cfg = |s| plan3d_core::Config {
+        data: 8,
+        pipe: 16,
+        tensor: 8,
+        micro_batch: 1,
+        micro_batches: 32,
+        activation: ActivationModel::Full,
+        sequence_parallel: true,
+        zero: Zero::One,
+        pipeline_schedule: s,
+        ..plan3d_core::Config::default()
+    };
+    let draw = |s| {
+        let evaluation = evaluate_with(&o.model, &hw, &cfg(s), &Assumptions::PRACTICE).unwrap();
+        let plan = plan3d_core::search::Plan {
+            method: Method::Baseline,
+            parallelism: Parallelism::ThreeD,
+            evaluation,
+            binding: plan3d_core::search::Bindings::default(),
+        };
+        plan_schedule(&o.model, &hw, &plan).unwrap()
+    };
+    let (v, shown) = draw(PipelineSchedule::ZbV);
+    assert_eq!(v.spec.kind, ScheduleKind::ZbV);
+    assert_eq!(shown.devices.1, 16);
+    let p = v.spec.devices;
+    assert_eq!(v.spec.layers % (2 * p), 0);
+    assert!(v.spec.micro_batches + 1 >= 2 * p);
+    let (h, _) = draw(PipelineSchedule::ZbH1);
+    assert_eq!(h.spec.kind, ScheduleKind::ZbH1);
+    assert!(
+        v.bubble_fraction < h.bubble_fraction,
+        "{} vs {}",
+        v.bubble_fraction,
+        h.bubble_fraction
+    );
 }

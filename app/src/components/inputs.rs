@@ -143,13 +143,13 @@ pub fn Controls(
                         <option value="bf16">"BF16"</option>
                         <option value="fp8">"FP8 (unvalidated)"</option>
                     </select>
-                    <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs neither by default">
+                    <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">
                         <input type="checkbox" data-testid="zb" prop:checked=move || inputs.with(|i| i.zero_bubble)
                             on:change=move |e| {
                                 let on = event_target_checked(&e);
                                 set(true, Box::new(move |i| i.zero_bubble = on));
                             } />
-                        " also try zero-bubble ZB-H1 and DualPipe"
+                        " also try zero-bubble ZB-H1, ZB-V and DualPipe"
                     </label>
                 </div>
             </fieldset>

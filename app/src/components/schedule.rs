@@ -188,6 +188,10 @@ pub fn Schedules(
                     "Micro-batches from both ends, forward and backward fused in pairs: bubble {} → {}, for twice the weights per GPU and one more micro-batch in flight.",
                     fmt::pct(*ba), fmt::pct(*bb)
                 ),
+                Comparison::ZbV => format!(
+                    "Two half stages per GPU in a V (the loss back on GPU 0): bubble {} → {}, with 1F1B's peak memory and twice the pipeline sends.",
+                    fmt::pct(*ba), fmt::pct(*bb)
+                ),
             }
         })
     };
@@ -260,6 +264,7 @@ pub fn Schedules(
                 <option value="interleaved">"1F1B vs interleaved 1F1B (Megatron-LM)"</option>
                 <option value="zb-h1">"1F1B vs zero-bubble ZB-H1 (Qi et al. 2024)"</option>
                 <option value="dualpipe">"ZB-H1 vs DualPipe (DeepSeek-V3)"</option>
+                <option value="zb-v">"ZB-H1 vs ZB-V (Qi et al. 2024)"</option>
             </select>
             <div class="p3-pair">
                 <figure>

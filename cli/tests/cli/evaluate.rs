@@ -61,3 +61,56 @@ fn zero_and_estimate_fields() {
     let e6 = json_words("estimate --params 175e9 --tokens 300e9 --gpus 1024 --flops-per-gpu 140e12 --flops-factor 6");
     assert!((f(&e6, "days") / f(&e, "days") - 0.75).abs() < 1e-12);
 }
+
+/// ZB-V on Llama 3.1 405B (TP8 PP16, 32 micro-batches, full
+/// recomputation): half ZB-H1's bubble, so a faster step; the head and the
+/// embedding on GPU 0; too few micro-batches refused in words. The table
+/// shows a stage's layers and micro-batches in flight as counts, not GiB.
+#[test]
+fn evaluate_zb_v() {
+    let line = |s: &str, m: u32, d: u32| {
+        format!(
+            "evaluate --model llama-3.1-405b --gpu h100-sxm --node-size 8 --assumptions practice \
+             --tensor 8 --pipe 16 --data {d} --micro-batch 1 --micro-batches {m} --recompute full \
+             --pipeline-schedule {s}"
+        )
+    };
+    let v = json_words(&line("zb-v", 32, 64));
+    let h = json_words(&line("zb-h1", 32, 64));
+    assert_eq!(v["pipeline_schedule"], "zb-v");
+    // The bubble's slots over the micro-batches' (p−1)(F + B − W)/(2m(F +
+    // B + W)), B = 2F with full recomputation: 15/32 · 1/4, ZB-H1's 1/2.
+    let slots = |v: &Value| {
+        f(v, "step.bubble")
+            / (f(v, "step.compute") + f(v, "step.elementwise") + f(v, "step.pipeline"))
+    };
+    assert!(
+        (slots(&v) - 15.0 / 32.0 / 4.0).abs() < 1e-9,
+        "{}",
+        slots(&v)
+    );
+    assert!(
+        (slots(&h) - 15.0 / 32.0 / 2.0).abs() < 1e-9,
+        "{}",
+        slots(&h)
+    );
+    assert!(f(&v, "step_seconds") < f(&h, "step_seconds"));
+    let stages = v["memory"]["stages"].as_array().unwrap();
+    assert_eq!(stages[0]["stage"], 0);
+    assert!(stages[0]["logits"].as_f64().unwrap() > 0.0);
+    assert_eq!(stages.last().unwrap()["logits"].as_f64().unwrap(), 0.0);
+    let text = String::from_utf8_lossy(&plan3d_words(&line("zb-v", 32, 64)).stdout).to_string();
+    let row = |k: &str| {
+        text.lines()
+            .find(|l| l.starts_with(k))
+            .unwrap_or_else(|| panic!("{k} in {text}"))
+            .to_string()
+    };
+    assert!(row("memory.stages[0].in_flight").ends_with(" 16"), "{text}");
+    assert!(!row("memory.stages[0].layers").contains("GiB"), "{text}");
+    assert!(row("memory.stages[0].weights").ends_with("GiB"), "{text}");
+    assert_errors(&[(
+        &line("zb-v", 16, 128).split_whitespace().collect::<Vec<_>>(),
+        "ZB-V needs at least 2p − 1 micro-batches",
+    )]);
+}

@@ -273,7 +273,7 @@ fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
     }
     PipelineSchedule::parse(name).map_err(|_| {
         ApiError(format!(
-            "unknown pipeline schedule '{name}': use 1f1b, gpipe, zb-h1 or dualpipe (or any, in a practice plan)"
+            "unknown pipeline schedule '{name}': use 1f1b, gpipe, zb-h1, zb-v or dualpipe (or any, in a practice plan)"
         ))
     })
 }

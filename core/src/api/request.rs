@@ -123,9 +123,9 @@ pub struct PracticeRequest {
     /// `none` in an evaluation.
     pub recompute: Option<String>,
     /// Pipeline schedule without layered accumulation: `1f1b` (default;
-    /// interleaved with virtual stages), `gpipe`, `zb-h1` or `dualpipe`; in
-    /// a search, `1f1b` unless given (GPipe holds more and is never
-    /// faster), `any` for 1F1B, ZB-H1 and DualPipe.
+    /// interleaved with virtual stages), `gpipe`, `zb-h1`, `zb-v` or
+    /// `dualpipe`; in a search, `1f1b` unless given (GPipe holds more and is
+    /// never faster), `any` for 1F1B, ZB-H1, ZB-V and DualPipe.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub pipeline_schedule: Option<String>,
     /// ZeRO-R activation checkpoints under full recomputation: `none`,

@@ -115,13 +115,28 @@ pub enum PipelineSchedule {
     /// 3W)/m per F + B + W, p + 1 micro-batches in flight. Needs an even p
     /// and an even m of at least 2p; no virtual stages.
     DualPipe,
+    /// ZB-V (Qi et al. 2024, arXiv 2401.10241, sec. 6): the model cut into
+    /// 2p stages placed in a V (device i holds stages i and 2p−1−i, so the
+    /// embedding and the head both sit on device 0), the backward split
+    /// as in ZB-H1. Bubble (p−1)·(F + B − W)/2 over m(F + B + W), half
+    /// ZB-H1's (the simulated order gives it exactly when W = F ≤ B); the
+    /// peak activations of 1F1B's first device (2p half stages) and twice
+    /// its pipeline sends. Needs m ≥ 2p − 1 and at least 2p layers; the two
+    /// chunks are implied (virtual stages stay 1).
+    ZbV,
 }
 
 impl PipelineSchedule {
     /// Every schedule.
-    pub const ALL: [Self; 4] = [Self::OneFOneB, Self::GPipe, Self::ZbH1, Self::DualPipe];
+    pub const ALL: [Self; 5] = [
+        Self::OneFOneB,
+        Self::GPipe,
+        Self::ZbH1,
+        Self::DualPipe,
+        Self::ZbV,
+    ];
 
-    /// Stable name: `1f1b`, `gpipe`, `zb-h1`, `dualpipe`.
+    /// Stable name: `1f1b`, `gpipe`, `zb-h1`, `dualpipe`, `zb-v`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -129,6 +144,7 @@ impl PipelineSchedule {
             Self::GPipe => "gpipe",
             Self::ZbH1 => "zb-h1",
             Self::DualPipe => "dualpipe",
+            Self::ZbV => "zb-v",
         }
     }
 
@@ -388,7 +404,7 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
     }
     if matches!(
         cfg.pipeline_schedule,
-        PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe
+        PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe | PipelineSchedule::ZbV
     ) {
         if cfg.method.layered() {
             return Err(Error::Incompatible {
@@ -397,7 +413,7 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         }
         if cfg.virtual_stages > 1 {
             return Err(Error::Incompatible {
-                what: "ZB-H1 and DualPipe have no virtual stages (the V-shaped zero-bubble schedule is not modelled)",
+                what: "ZB-H1, DualPipe and ZB-V take no virtual stages (ZB-V's two chunks per GPU are implied)",
             });
         }
     }
@@ -407,6 +423,14 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
     {
         return Err(Error::Incompatible {
             what: "DualPipe needs an even pipeline degree and an even number of micro-batches, at least twice the pipeline degree",
+        });
+    }
+    if cfg.pipeline_schedule == PipelineSchedule::ZbV
+        && cfg.pipe > 1
+        && (cfg.micro_batches + 1 < 2 * cfg.pipe || model.layers < 2 * cfg.pipe)
+    {
+        return Err(Error::Incompatible {
+            what: "ZB-V needs at least 2p − 1 micro-batches and 2p layers for a pipeline degree p (it cuts the model into 2p stages)",
         });
     }
     if cfg.zero_r != ZeroR::None

@@ -152,11 +152,13 @@ pub fn evaluate_with(
         Timing::Intensity
             if matches!(
                 cfg.pipeline_schedule,
-                crate::cost::PipelineSchedule::ZbH1 | crate::cost::PipelineSchedule::DualPipe
+                crate::cost::PipelineSchedule::ZbH1
+                    | crate::cost::PipelineSchedule::DualPipe
+                    | crate::cost::PipelineSchedule::ZbV
             ) =>
         {
             Err(Error::Incompatible {
-                what: "ZB-H1 and DualPipe are practice schedules: the paper's model has 1F1B, GPipe and the modular pipeline",
+                what: "ZB-H1, DualPipe and ZB-V are practice schedules: the paper's model has 1F1B, GPipe and the modular pipeline",
             })
         }
         Timing::Intensity if model.experts.is_some() || model.latent.is_some() => {

@@ -375,7 +375,7 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         Zero::ThreePerStep => 2.0 * params,
         _ => 0.0,
     };
-    let layers = step::stage_layers(model.layers, cfg.pipe, cfg.virtual_stages, stage);
+    let layers = step::device_layers(model.layers, cfg, stage);
     // A 1/cp share of each sequence's tokens (context parallelism).
     let tokens =
         f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
@@ -388,7 +388,7 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         0.0
     };
     let logits = match model.vocab {
-        Some(v) if stage + 1 == cfg.pipe => 4.0 * tokens * f64::from(v) / t,
+        Some(v) if step::holds_head(cfg, stage) => 4.0 * tokens * f64::from(v) / t,
         _ => 0.0,
     };
     // FP8: the layers' weights cast to FP8 and transposed, cached; the

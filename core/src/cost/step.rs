@@ -270,6 +270,49 @@ pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, stage: u32) -> 
         .sum()
 }
 
+/// Layers on pipeline device `stage`: [`stage_layers`], or under ZB-V
+/// the V's stages `stage` and 2p−1−`stage` of 2p.
+#[must_use]
+pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
+    if v_shaped(cfg) {
+        let chunks = 2 * cfg.pipe;
+        let (base, rem) = (layers / chunks, layers % chunks);
+        [stage, chunks - 1 - stage]
+            .into_iter()
+            .map(|j| base + u32::from(j < rem))
+            .sum()
+    } else {
+        stage_layers(layers, cfg.pipe, cfg.virtual_stages, stage)
+    }
+}
+
+/// ZB-V over a pipeline: two chunks per device in a V.
+#[must_use]
+pub fn v_shaped(cfg: &Config) -> bool {
+    cfg.pipeline_schedule == PipelineSchedule::ZbV && cfg.pipe > 1
+}
+
+/// Model chunks on each pipeline device: v, or 2 under ZB-V.
+#[must_use]
+pub fn chunks_per_device(cfg: &Config) -> u32 {
+    if v_shaped(cfg) {
+        2
+    } else {
+        cfg.virtual_stages
+    }
+}
+
+/// Does pipeline device `stage` hold the head (the logit layer)? The last
+/// device, or under ZB-V the first (the V ends where it began).
+#[must_use]
+pub fn holds_head(cfg: &Config, stage: u32) -> bool {
+    if v_shaped(cfg) {
+        stage == 0
+    } else {
+        stage + 1 == cfg.pipe
+    }
+}
+
 /// Micro-batches whose activations device `stage` holds at the peak of a
 /// 1F1B schedule: p − stage; interleaved with v chunks, in chunk-micro-
 /// batches, 2·(p − stage − 1) + (v − 1)·p + 1 (Megatron's warm-up), which on
@@ -295,6 +338,11 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
     if cfg.pipeline_schedule == PipelineSchedule::DualPipe && cfg.pipe > 1 {
         return (p + 1.0).min(m);
     }
+    if v_shaped(cfg) {
+        // Device i holds 2p − i half-stage micro-batches (at most m): p
+        // stage-sized on device 0, 1F1B's first device's peak.
+        return (2.0 * p - i).min(m) / 2.0;
+    }
     let chunk_mbs = if cfg.virtual_stages > 1 {
         2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
     } else {
@@ -306,8 +354,9 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
 /// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
 /// GPipe, 1F1B and interleaved 1F1B (PTD-P secs. 2.2.1–2.2.2), (p−1)·p/(m·d_l) for the
 /// modular pipeline (Lamy-Poirier sec. 4), (p−1)/m · (F+B−W)/(F+B+W) for
-/// ZB-H1 (Qi et al. 2024), (p/2−1)/m · (F&B+B−3W)/(F+B+W) for DualPipe
-/// (DeepSeek-V3 Table 2).
+/// ZB-H1 (Qi et al. 2024), half that for ZB-V (its chunks are half
+/// stages), (p/2−1)/m · (F&B+B−3W)/(F+B+W) for DualPipe (DeepSeek-V3
+/// Table 2).
 #[must_use]
 pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
     let (p, v, m) = (
@@ -324,6 +373,11 @@ pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
         // passes (1 forward-equivalent, 2 with full recomputation).
         let passes = passes(cfg.activation);
         (p - 1.0) / m * (passes - 2.0) / passes
+    } else if cfg.pipeline_schedule == PipelineSchedule::ZbV {
+        // ZB-H1's over half-stage chunks; the simulated order gives
+        // (p−1)·B_chunk of idle per device with W = F ≤ B.
+        let passes = passes(cfg.activation);
+        (p - 1.0) / m * (passes - 2.0) / (2.0 * passes)
     } else if cfg.pipeline_schedule == PipelineSchedule::DualPipe {
         // (p/2 − 1)(F&B + B − 3W) over m(F + B + W), B the whole backward
         // (passes − 1 forward-equivalents), F&B = F + B, W = F.
@@ -375,18 +429,13 @@ fn per_direction(hw: &Hardware, a: &Assumptions, inside_node: bool) -> f64 {
 /// as (layers', the embedding's or head's).
 #[must_use]
 pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) {
-    let layers = f64::from(stage_layers(
-        model.layers,
-        cfg.pipe,
-        cfg.virtual_stages,
-        stage,
-    ));
+    let layers = f64::from(device_layers(model.layers, cfg, stage));
     let t = f64::from(cfg.tensor);
     let embed = model
         .vocab
         .map_or(0.0, |v| f64::from(v) * model.width() as f64);
     let first = stage == 0;
-    let last = stage + 1 == cfg.pipe;
+    let last = holds_head(cfg, stage);
     // Untied: embedding on the first stage, head on the last; tied with a
     // pipeline: a copy on each end (Megatron keeps both in sync).
     let ends = match (first, last, model.tied_embeddings) {
@@ -433,12 +482,7 @@ pub fn dual_copies(cfg: &Config) -> f64 {
 /// layers is counted as if they were MoE layers too (an upper bound).
 #[must_use]
 pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 {
-    let layers = f64::from(stage_layers(
-        model.layers,
-        cfg.pipe,
-        cfg.virtual_stages,
-        stage,
-    ));
+    let layers = f64::from(device_layers(model.layers, cfg, stage));
     dual_copies(cfg) * layers * layer_weights_on_gpu(model, cfg.tensor, cfg.expert).1
 }
 
@@ -507,7 +551,6 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         f64::from(cfg.data),
     );
     let m = f64::from(cfg.micro_batches);
-    let v = f64::from(cfg.virtual_stages);
     // Each GPU computes a 1/cp share of each sequence's tokens (context
     // parallelism); every per-token cost below follows.
     let cp = f64::from(cfg.context.max(1));
@@ -543,13 +586,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let logit_time =
         3.0 * logit_forward_flops_per_token(model, a.work) * tokens / (t * peak * gemm_eff);
     let stage_time = |stage: u32| {
-        let layers = f64::from(stage_layers(
-            model.layers,
-            cfg.pipe,
-            cfg.virtual_stages,
-            stage,
-        ));
-        let logits = if stage + 1 == cfg.pipe {
+        let layers = f64::from(device_layers(model.layers, cfg, stage));
+        let logits = if holds_head(cfg, stage) {
             logit_time
         } else {
             0.0
@@ -676,7 +714,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // ranks: sequence parallelism, or PTD-P's scatter/gather).
     let pipe_bw = per_direction(hw, a, t * cp * d * p <= node);
     let send_mb = if cfg.pipe > 1 {
-        2.0 * v * (2.0 * tokens * dm / t) / pipe_bw
+        2.0 * f64::from(chunks_per_device(cfg)) * (2.0 * tokens * dm / t) / pipe_bw
     } else {
         0.0
     };

@@ -47,6 +47,7 @@ mod render;
 mod simulator;
 mod spec;
 mod timeline;
+mod zbv;
 
 use alloc::vec::Vec;
 
@@ -89,6 +90,7 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
         | ScheduleKind::ZbH1
         | ScheduleKind::DualPipe => Some(spec.devices),
         ScheduleKind::Interleaved => Some(spec.devices * spec.chunks),
+        ScheduleKind::ZbV => Some(2 * spec.devices),
         _ => None,
     };
     if let Some(stages) = stages {
@@ -116,6 +118,11 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
     {
         return Err(Error::Incompatible {
             what: "DualPipe needs an even number of devices and an even number of micro-batches, at least twice the devices",
+        });
+    }
+    if spec.kind == ScheduleKind::ZbV && spec.micro_batches + 1 < 2 * spec.devices {
+        return Err(Error::Incompatible {
+            what: "ZB-V needs at least 2p − 1 micro-batches for p devices",
         });
     }
     if spec.kind == ScheduleKind::Modular && spec.micro_batches < spec.devices {

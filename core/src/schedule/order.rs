@@ -7,7 +7,7 @@
 use alloc::vec::Vec;
 
 use crate::schedule::spec::{ScheduleKind, ScheduleSpec};
-use crate::schedule::{accumulation, dualpipe, modular, pipeline};
+use crate::schedule::{accumulation, dualpipe, modular, pipeline, zbv};
 
 /// A contiguous range of layers run as one operation on one device.
 #[derive(Clone, Copy)]
@@ -87,6 +87,7 @@ pub(super) fn segments(spec: &ScheduleSpec) -> Vec<Segment> {
         | ScheduleKind::Interleaved
         | ScheduleKind::ZbH1 => pipeline::segments(spec),
         ScheduleKind::DualPipe => dualpipe::segments(spec),
+        ScheduleKind::ZbV => zbv::segments(spec),
     }
 }
 
@@ -106,6 +107,7 @@ pub(super) fn order(spec: &ScheduleSpec, device: u32, segs: &[Segment]) -> Vec<O
         ScheduleKind::Interleaved => pipeline::interleaved(spec, device, &mut ops),
         ScheduleKind::ZbH1 => pipeline::zb_h1(spec, device, own[0], &mut ops),
         ScheduleKind::DualPipe => dualpipe::order(spec, device, &mut ops),
+        ScheduleKind::ZbV => zbv::order(spec, device, &mut ops),
     }
     ops
 }

@@ -34,11 +34,17 @@ pub enum ScheduleKind {
     /// gradient and W are equal; p + 1 micro-batches in flight. Needs an
     /// even p and m ≥ 2p, m even.
     DualPipe,
+    /// ZB-V (Qi et al. 2024, arXiv 2401.10241, sec. 6): 2p stages placed
+    /// in a V (device i holds stages i and 2p−1−i), the backward split
+    /// into B and W, the paper's handcrafted order. 1F1B's peak activation
+    /// memory; bubble (p−1)·(F + B − 2W)/2 with whole-stage F, B and W,
+    /// none when F = B = W. Needs m ≥ 2p − 1 and 2p stages of layers.
+    ZbV,
 }
 
 impl ScheduleKind {
     /// Every kind.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Ga,
         Self::Lga,
         Self::Gpipe,
@@ -47,6 +53,7 @@ impl ScheduleKind {
         Self::Modular,
         Self::ZbH1,
         Self::DualPipe,
+        Self::ZbV,
     ];
     /// Stable name, as used by the CLI and URLs.
     #[must_use]
@@ -60,6 +67,7 @@ impl ScheduleKind {
             Self::Modular => "modular",
             Self::ZbH1 => "zb-h1",
             Self::DualPipe => "dualpipe",
+            Self::ZbV => "zb-v",
         }
     }
     /// Parses [`ScheduleKind::name`].
@@ -84,7 +92,7 @@ impl ScheduleKind {
     /// (W) passes?
     #[must_use]
     pub fn splits_backward(self) -> bool {
-        matches!(self, Self::ZbH1 | Self::DualPipe)
+        matches!(self, Self::ZbH1 | Self::DualPipe | Self::ZbV)
     }
     /// Layered: each segment processes all its micro-batches in a row.
     #[must_use]

@@ -97,20 +97,21 @@ pub struct Space {
     /// Expert-parallel degree (searched for mixtures of experts: every
     /// divisor of the routed experts that divides d·cp).
     pub expert: Option<u32>,
-    /// With the schedule free, also try ZB-H1 and DualPipe where there are
-    /// no virtual stages (`--pipeline-schedule any`); otherwise the search
+    /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
+    /// there are no virtual stages (`--pipeline-schedule any`); otherwise the search
     /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
     pub zero_bubble: bool,
 }
 
 /// The smallest bubble factor a candidate's schedules allow, against
 /// (p−1)/m: 1/v for 1F1B with v virtual stages; 1/3 for ZB-H1 (its
-/// (F + B − W)/(F + B + W) is 1/3 without recomputation, more with); 0
-/// where DualPipe may run (its bubble is (p/2 − 1)/(p − 1) of ZB-H1's,
+/// (F + B − W)/(F + B + W) is 1/3 without recomputation, more with); 1/6
+/// for ZB-V (half ZB-H1's); 0 where DualPipe may run (its bubble is (p/2 − 1)/(p − 1) of ZB-H1's,
 /// down to none at p = 2).
 fn bubble_factor(space: &Space, v: u64) -> f64 {
     match space.pipeline_schedule {
         Some(PipelineSchedule::ZbH1) => 1.0 / 3.0,
+        Some(PipelineSchedule::ZbV) => 1.0 / 6.0,
         Some(PipelineSchedule::DualPipe) => 0.0,
         None if space.zero_bubble && v == 1 => 0.0,
         _ => 1.0 / v as f64,
@@ -138,13 +139,13 @@ fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
 }
 
 /// No virtual stages to try: no pipeline, the modular pipeline, or a fixed
-/// zero-bubble schedule (ZB-H1 and DualPipe have none).
+/// zero-bubble schedule (ZB-H1, DualPipe and ZB-V take none).
 fn single_stage_chunks(space: &Space, method: Method, p: u64) -> bool {
     p == 1
         || method.layered()
         || matches!(
             space.pipeline_schedule,
-            Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe)
+            Some(PipelineSchedule::ZbH1 | PipelineSchedule::DualPipe | PipelineSchedule::ZbV)
         )
 }
 
@@ -603,21 +604,25 @@ fn evaluate_candidate(
             continue;
         }
         // The schedules: the fixed one; else 1F1B (interleaved when v > 1),
-        // and ZB-H1 too at v = 1 when asked.
+        // and at v = 1 when asked ZB-H1, ZB-V and DualPipe where they run.
+        let mut free = [PipelineSchedule::OneFOneB; 4];
+        let mut n = 1;
+        if space.zero_bubble && v == 1 && p > 1 && !method.layered() {
+            let mut add = |s| {
+                free[n] = s;
+                n += 1;
+            };
+            add(PipelineSchedule::ZbH1);
+            if m + 1 >= 2 * p && u64::from(layers) >= 2 * p {
+                add(PipelineSchedule::ZbV);
+            }
+            if p % 2 == 0 && m % 2 == 0 && m >= 2 * p {
+                add(PipelineSchedule::DualPipe);
+            }
+        }
         let schedules: &[PipelineSchedule] = match space.pipeline_schedule {
             Some(ref s) => core::slice::from_ref(s),
-            None if space.zero_bubble && v == 1 && p > 1 && !method.layered() => {
-                if p % 2 == 0 && m % 2 == 0 && m >= 2 * p {
-                    &[
-                        PipelineSchedule::OneFOneB,
-                        PipelineSchedule::ZbH1,
-                        PipelineSchedule::DualPipe,
-                    ]
-                } else {
-                    &[PipelineSchedule::OneFOneB, PipelineSchedule::ZbH1]
-                }
-            }
-            None => &[PipelineSchedule::OneFOneB],
+            None => &free[..n],
         };
         for (&sp, &ep, &schedule) in sps.iter().flat_map(|sp| {
             eps.iter()

@@ -149,7 +149,7 @@ impl Inputs {
                 .expert
                 .map_or(String::from("searched"), |e| alloc::format!("{e}")),
             "zb" => String::from(if self.zero_bubble {
-                "1F1B, ZB-H1 and DualPipe"
+                "1F1B, ZB-H1, ZB-V and DualPipe"
             } else {
                 "1F1B and interleaved 1F1B"
             }),

@@ -96,16 +96,19 @@ pub enum Comparison {
     ZeroBubble,
     /// ZB-H1 vs DualPipe (DeepSeek-V3).
     DualPipe,
+    /// ZB-H1 vs ZB-V (Qi et al. 2024, sec. 6).
+    ZbV,
 }
 
 impl Comparison {
     /// Every comparison.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Lga,
         Self::Modular,
         Self::Interleaved,
         Self::ZeroBubble,
         Self::DualPipe,
+        Self::ZbV,
     ];
     /// Stable name.
     #[must_use]
@@ -116,6 +119,7 @@ impl Comparison {
             Self::Interleaved => "interleaved",
             Self::ZeroBubble => "zb-h1",
             Self::DualPipe => "dualpipe",
+            Self::ZbV => "zb-v",
         }
     }
 }

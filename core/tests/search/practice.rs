@@ -503,21 +503,29 @@ fn practice_search_moe_is_brute_force() {
     assert!(found_ep, "no case chose expert parallelism");
 }
 
-/// `--pipeline-schedule any`: the search tries ZB-H1 beside 1F1B and
-/// agrees with brute force over every schedule; ZB-H1 wins where the
-/// bubble is large.
+/// `--pipeline-schedule any`: the search tries ZB-H1, ZB-V and DualPipe
+/// beside 1F1B and agrees with brute force over every schedule; ZB-H1 and
+/// ZB-V each win somewhere the bubble is large.
 #[test]
 fn practice_search_with_zero_bubble_is_brute_force() {
-    let mut found_zb = false;
-    for (gpus, batch, mem, seq) in [
-        (16u64, 16u64, 80.0, 1024),
-        (32, 32, 80.0, 1024),
-        (32, 64, 0.5, 1024),
-        (16, 48, 0.2, 1024),
-        (16, 32, 80.0, 4096),
-        (16, 32, 0.5, 4096),
+    let (mut found_zb, mut found_zbv) = (false, false);
+    for (gpus, batch, mem, seq, width) in [
+        (16u64, 16u64, 80.0, 1024, 64),
+        (32, 32, 80.0, 1024, 64),
+        (32, 64, 0.5, 1024, 64),
+        (16, 48, 0.2, 1024, 64),
+        (16, 32, 80.0, 4096, 64),
+        (16, 32, 0.5, 4096, 64),
+        (16, 16, 80.0, 4096, 256),
+        (32, 32, 80.0, 4096, 256),
+        (32, 24, 3.0, 4096, 256),
     ] {
-        let m = small(8, 2, 8, seq, 64);
+        let mut m = small(8, 2, 8, seq, width);
+        if width > 64 {
+            // A small vocabulary: ZB-V puts the embedding and the head on
+            // one device, which a 32 k vocabulary makes the slowest here.
+            m.vocab = Some(2048);
+        }
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             ..Assumptions::PRACTICE
@@ -536,9 +544,11 @@ fn practice_search_with_zero_bubble_is_brute_force() {
             &PipelineSchedule::ALL,
         ) {
             found_zb |= f.config.pipeline_schedule == PipelineSchedule::ZbH1;
+            found_zbv |= f.config.pipeline_schedule == PipelineSchedule::ZbV;
         }
     }
     assert!(found_zb, "no case chose ZB-H1");
+    assert!(found_zbv, "no case chose ZB-V");
 }
 
 /// With the pipeline fixed at 4 stages, `any` schedule picks DualPipe where

@@ -240,11 +240,11 @@ fn browser_benchmark() {
     )
     .unwrap();
 
-    // The frontier schedules animated beside 1F1B (ZB-H1, DualPipe): the
+    // The frontier schedules animated beside 1F1B (ZB-H1, DualPipe, ZB-V): the
     // intervals between 120 animation frames with the comparison on
     // screen; at 60 Hz each is 16.7 ms, a frame whose work overruns shows
     // as a longer one.
-    for cmp in ["zb-h1", "dualpipe"] {
+    for cmp in ["zb-h1", "dualpipe", "zb-v"] {
         b.goto(&format!("{base}?cmp={cmp}"));
         b.wait(
             "return document.body.dataset.firstResultMs",

@@ -546,6 +546,14 @@ fn the_schedule_explains_itself() {
     );
     let dual = b.text("cmp-improves");
     assert!(dual.contains("→ 8 %"), "{dual}");
+    // ZB-V: half ZB-H1's, (p − 1)·B/2 over m(F + B + W) = 3/48 = 6 %.
+    set(&b, "cmp", "zb-v", "change");
+    b.wait(
+        "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('in a V')",
+        WAIT,
+    );
+    let v = b.text("cmp-improves");
+    assert!(v.contains("→ 6 %"), "{v}");
 }
 
 /// A custom shape with grouped-query attention, a gated MLP and a
