@@ -407,3 +407,38 @@ fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
     );
     assert!((r.gpu_hours / 2.664e6 - 1.0).abs() < 0.2);
 }
+
+/// The same ramp on ZB-V: 24 micro-batches are too few over 16 stages (it
+/// needs 2p − 1 = 31), so the first phase runs ZB-H1 and says so; the
+/// second (120 micro-batches) runs ZB-V.
+#[test]
+fn a_zb_v_run_with_a_ramp_runs_small_phases_on_zb_h1() {
+    use plan3d_core::cost::{evaluate_with, PipelineSchedule};
+    let (hw, a, cfg) = crate::moe::deepseek_v3_setting();
+    let cfg = Config {
+        pipeline_schedule: PipelineSchedule::ZbV,
+        ..cfg
+    };
+    let s = RunSettings {
+        ramp: parse_ramp("0:12582912,469e9:62914560").unwrap(),
+        ..RunSettings::default()
+    };
+    let r = run::run(&model::DEEPSEEK_V3, &hw, &cfg, &a, &s).unwrap();
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("ZB-V over 16 stages (it needs at least 31)")
+                && n.contains("runs ZB-H1")),
+        "{:?}",
+        r.notes
+    );
+    let zb = Config {
+        micro_batches: 24,
+        pipeline_schedule: PipelineSchedule::ZbH1,
+        ..cfg
+    };
+    let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &zb, &a).unwrap();
+    assert_eq!(r.phases[0].step_seconds, e.step.0);
+    let v = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
+    assert_eq!(r.phases[1].step_seconds, v.step.0);
+}
