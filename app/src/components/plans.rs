@@ -42,8 +42,9 @@ fn note_row(h: &mut String, cls: &str, text: &str) {
 
 /// One row of the plans table, as markup (the rows are re-drawn on every
 /// input: one string is cheaper in wasm and in the browser than a view per
-/// cell). Columns marked `p3-opt` give way on narrow screens and embeds;
-/// the plan's shape, GPUs, MFU and days stay.
+/// cell). Columns marked `p3-opt2` (batch, offload, HFU, tokens/s) give
+/// way on a laptop-wide card, `p3-opt` on narrow screens and embeds; the
+/// plan's shape, GPUs, MFU and days stay.
 pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
     use std::fmt::Write as _;
     let e = p.evaluation;
@@ -58,11 +59,11 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
         "<tr class=\"{cls}\" data-testid=\"plan-{name}\">\
          <th scope=\"row\" title=\"the paper\u{2019}s \u{201c}{}\u{201d} method\">{}</th>\
          <td>{}</td><td data-testid=\"plan-{name}-gpus\">{}</td>\
-         <td class=\"p3-opt\">{}</td><td class=\"p3-opt\">{} × {}</td>\
-         <td class=\"p3-opt\">{}</td><td>{}</td><td class=\"p3-opt\">{}</td>\
+         <td class=\"p3-opt p3-opt2\">{}</td><td class=\"p3-opt\">{} × {}</td>\
+         <td class=\"p3-opt p3-opt2\">{}</td><td>{}</td><td class=\"p3-opt p3-opt2\">{}</td>\
          <td class=\"p3-opt\">{} GiB</td>\
          <td class=\"p3-opt p3-prac\" data-testid=\"plan-{name}-step\">{}</td>\
-         <td class=\"p3-opt p3-prac\">{}</td><td data-testid=\"plan-{name}-days\">{}</td></tr>",
+         <td class=\"p3-opt p3-opt2 p3-prac\">{}</td><td data-testid=\"plan-{name}-days\">{}</td></tr>",
         m.name(),
         esc(&label),
         esc(&config_text(p)),
@@ -301,16 +302,16 @@ pub fn Plans(
                 <table class="p3-table" class:p3-paper=move || !practice()>
                     <thead><tr>
                         <th scope="col">"method"</th>
-                        <th scope="col" title="data-, pipeline- and tensor-parallel degrees (the paper\u{2019}s n_b \u{d7} n_l \u{d7} n_a)">"DP × PP × TP"</th>
+                        <th scope="col" title="data-, pipeline- and tensor-parallel degrees (the paper\u{2019}s n_b \u{d7} n_l \u{d7} n_a)">"DP\u{a0}×\u{a0}PP\u{a0}×\u{a0}TP"</th>
                         <th scope="col">"GPUs"</th>
-                        <th scope="col" class="p3-opt" title="global batch in sequences (b); eq. 2 gives the critical batch">"batch"</th>
+                        <th scope="col" class="p3-opt p3-opt2" title="global batch in sequences (b); eq. 2 gives the critical batch">"batch"</th>
                         <th scope="col" class="p3-opt" title="micro-batch size \u{d7} micro-batches per step, i.e. gradient accumulation steps (b_\u{b5} \u{d7} n_\u{b5})">"micro-batch × steps"</th>
-                        <th scope="col" class="p3-opt" title="training state and checkpoints in CPU memory (C.5)">"offload"</th>
+                        <th scope="col" class="p3-opt p3-opt2" title="training state and checkpoints in CPU memory (C.5)">"offload"</th>
                         <th scope="col" title="model flops utilisation: 6 flop per token and parameter over peak (recomputation not counted)">"MFU"</th>
-                        <th scope="col" class="p3-opt" title="hardware flops utilisation, the paper\u{2019}s efficiency: \u{3a0} 1/(1+overhead) over bubble, tensor (eq. 12) and transfers, recomputation counted">"HFU"</th>
+                        <th scope="col" class="p3-opt p3-opt2" title="hardware flops utilisation, the paper\u{2019}s efficiency: \u{3a0} 1/(1+overhead) over bubble, tensor (eq. 12) and transfers, recomputation counted">"HFU"</th>
                         <th scope="col" class="p3-opt" title="what stays on each GPU (C.3); under practice, the heaviest pipeline stage">"memory"</th>
                         <th scope="col" class="p3-opt p3-prac" title="one training step (practice)">"step"</th>
-                        <th scope="col" class="p3-opt p3-prac" title="tokens trained per second (practice)">"tokens/s"</th>
+                        <th scope="col" class="p3-opt p3-opt2 p3-prac" title="tokens trained per second (practice)">"tokens/s"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
                     <tbody inner_html=rows></tbody>

@@ -281,3 +281,37 @@ fn text_contrast_meets_wcag_aa_in_both_schemes() {
         );
     }
 }
+
+/// On a desktop (1440 px, and a 1024 px laptop) the practice plans table
+/// of a big run (Llama 3.1 405B on 16 384 H100s, five-digit GPU counts and
+/// every practice column) fits its card: the days column is on screen, not
+/// behind a sideways scroll. Its long headers wrap instead.
+#[test]
+fn desktop_plans_table_fits_with_every_column() {
+    let url = serve(dist(), "/");
+    for width in [1440u32, 1024] {
+        let b = Browser::start(width, 900);
+        b.goto(&format!(
+            "{url}?model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=2048&assume=practice&zb=1"
+        ));
+        b.wait(
+            "return document.querySelector('[data-testid=plan-improved-days]')",
+            std::time::Duration::from_secs(20),
+        );
+        let layout = b.exec(
+            "const scroll = document.querySelector('.p3-answer .p3-scroll');
+             return { overflow: scroll.scrollWidth - scroll.clientWidth,
+                      days: document.querySelector('[data-testid=plan-improved-days]').getBoundingClientRect().right,
+                      card: scroll.getBoundingClientRect().right,
+                      step: getComputedStyle(document.querySelector('[data-testid=plan-improved-step]')).display };",
+            &[],
+        );
+        let f = |k: &str| layout[k].as_f64().unwrap();
+        assert!(
+            f("overflow") <= 0.0,
+            "{width} px: the plans table scrolls sideways: {layout}"
+        );
+        assert!(f("days") <= f("card") + 0.5, "{width} px: {layout}");
+        assert_ne!(layout["step"], "none", "{width} px: {layout}");
+    }
+}
