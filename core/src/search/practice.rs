@@ -180,13 +180,33 @@ pub fn pipe_degrees(layers: u32) -> impl Iterator<Item = u64> {
     (1..=l).filter(move |p| l % p == 0 || p.is_power_of_two())
 }
 
-/// The data degrees to try for (t, p, b) (see the module's documentation).
+/// The free data degrees up to `max`, sorted: 1, 3 and 5 times the powers
+/// of two. Built once per micro-batch size; [`data_degrees`] cuts it.
+fn data_ladder(max: u64) -> alloc::vec::Vec<u64> {
+    let mut out = alloc::vec::Vec::new();
+    // Kept sorted and unique by insertion (a sort's instantiation costs the
+    // page ~3.5 KB of wasm).
+    for base in [1u64, 3, 5] {
+        let mut d = base;
+        while d <= max {
+            if let Err(at) = out.binary_search(&d) {
+                out.insert(at, d);
+            }
+            d *= 2;
+        }
+    }
+    out
+}
+
+/// The data degrees to try for (t, p, b) (see the module's documentation);
+/// `ladder` is [`data_ladder`] of the batch limit over b.
 fn data_degrees(
     c: &Constraints,
     space: &Space,
     per_replica: u64,
     micro_batch: u64,
     batch_limit: u64,
+    ladder: &[u64],
 ) -> alloc::vec::Vec<u64> {
     let mut out = alloc::vec::Vec::new();
     if let Some(d) = space.data {
@@ -210,21 +230,8 @@ fn data_degrees(
     if max == 0 {
         return out;
     }
-    // Kept sorted and unique by insertion (a sort's instantiation costs the
-    // page ~3.5 KB of wasm).
-    let mut add = |d: u64| {
-        if let Err(at) = out.binary_search(&d) {
-            out.insert(at, d);
-        }
-    };
-    for base in [1u64, 3, 5] {
-        let mut d = base;
-        while d <= max {
-            add(d);
-            d *= 2;
-        }
-    }
-    add(max);
+    out.extend(ladder.iter().copied().take_while(|&d| d < max));
+    out.push(max);
     out
 }
 
@@ -300,6 +307,7 @@ pub fn practice(
                 .map_or(t == 1 || par.tensor(), |f| u64::from(f) == t)
         });
     let contexts = context_degrees(model, space);
+    let ladders = MICRO_BATCHES.map(|b| data_ladder(batch_limit / u64::from(b)));
     for (t, cp) in tensors.flat_map(|t| contexts.iter().map(move |&cp| (t, cp))) {
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
@@ -309,6 +317,7 @@ pub fn practice(
                 .collect(),
         };
         for p in pipes {
+            let state = StateFloor::new(model, space, a, method, t, p);
             let per_replica = t * cp * p;
             if c.max_gpus.is_some_and(|g| per_replica > g) {
                 continue;
@@ -327,14 +336,22 @@ pub fn practice(
                     model, hw, a, t as u32, p as u32, b as u32, cp as u32,
                 );
                 let activations = activation_floor(model, space, a, t, b) / cp as f64;
-                for d in data_degrees(c, space, per_replica, b, batch_limit) {
+                let ladder = &ladders[MICRO_BATCHES
+                    .iter()
+                    .position(|&m| u64::from(m) == b)
+                    .unwrap_or(0)];
+                // Ascending d: the GPUs grow and the micro-batches m shrink,
+                // so the first d past the budget or below p micro-batches
+                // ends the list.
+                for d in data_degrees(c, space, per_replica, b, batch_limit, ladder) {
                     if !par.data() && d > 1 {
-                        continue;
+                        break;
                     }
                     let gpus = d * per_replica;
-                    if c.max_gpus.is_some_and(|g| gpus > g)
-                        || c.exact_gpus.is_some_and(|g| gpus != g)
-                    {
+                    if c.max_gpus.is_some_and(|g| gpus > g) {
+                        break;
+                    }
+                    if c.exact_gpus.is_some_and(|g| gpus != g) {
                         continue;
                     }
                     let m = match space.global_batch {
@@ -348,11 +365,9 @@ pub fn practice(
                     // search keeps n_µ ≥ n_l too; without it the "fastest"
                     // plan runs millions of GPUs at 1 % MFU).
                     if m == 0 || m < p {
-                        continue;
+                        break;
                     }
-                    if state_floor(model, space, a, method, t, p, d * cp) + activations
-                        > hw.gpu.memory.0
-                    {
+                    if state.at(model, space, d * cp) + activations > hw.gpu.memory.0 {
                         continue;
                     }
                     let floor = |v: u64| {
@@ -471,39 +486,75 @@ fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
 /// rest: the training state of ⌈d_l/p⌉ layers (the heaviest device holds
 /// at least that many) under the most sharded ZeRO stage tried, and the
 /// reserve. [`activation_floor`] adds what one layer needs while it runs.
-fn state_floor(
-    model: &ModelShape,
-    space: &Space,
-    a: &Assumptions,
-    method: Method,
-    t: u64,
-    p: u64,
-    d: u64,
-) -> f64 {
-    let zero = zeros_for(space, method, p)
-        .last()
-        .copied()
-        .unwrap_or(Zero::None);
-    let zero = if method.partitioned() && zero.stage() < 3 {
-        Zero::Three
-    } else {
-        zero
-    };
-    let (sw, sg, so) = zero.shards(d as f64);
-    let (bw, bg, bo) = a.precision.bytes();
-    // The routed experts as spread as any expert degree allowed at this d
-    // spreads them (a floor for every ep tried).
-    let ep = expert_degrees(model, space, d).last().copied().unwrap_or(1);
-    let (swe, sge, soe) = zero.shards(d as f64 / ep as f64);
-    let layers = u64::from(model.layers).div_ceil(p) as f64;
-    let (dense, experts) = crate::cost::step::layer_weights_on_gpu(
-        model,
-        u32::try_from(t).unwrap_or(u32::MAX),
-        u32::try_from(ep).unwrap_or(u32::MAX),
-    );
-    layers * dense * (bw / sw + bg / sg + bo / so)
-        + layers * experts * (bw / swe + bg / sge + bo / soe)
-        + a.reserve.0
+/// Built once per (t, p); [`StateFloor::at`] takes the data ranks.
+struct StateFloor {
+    zero: Zero,
+    /// Bytes per parameter of the weights, gradients and optimizer.
+    bytes: (f64, f64, f64),
+    layers: f64,
+    /// One layer's weights on a GPU apart from the routed experts, and the
+    /// routed experts' over t (not yet over ep).
+    dense: f64,
+    experts: f64,
+    reserve: f64,
+}
+
+impl StateFloor {
+    fn new(
+        model: &ModelShape,
+        space: &Space,
+        a: &Assumptions,
+        method: Method,
+        t: u64,
+        p: u64,
+    ) -> Self {
+        let zero = zeros_for(space, method, p)
+            .last()
+            .copied()
+            .unwrap_or(Zero::None);
+        let zero = if method.partitioned() && zero.stage() < 3 {
+            Zero::Three
+        } else {
+            zero
+        };
+        let (dense, experts) =
+            crate::cost::step::layer_weights_on_gpu(model, u32::try_from(t).unwrap_or(u32::MAX), 1);
+        Self {
+            zero,
+            bytes: a.precision.bytes(),
+            layers: u64::from(model.layers).div_ceil(p) as f64,
+            dense,
+            experts,
+            reserve: a.reserve.0,
+        }
+    }
+
+    /// The floor at `d` data × context ranks: the routed experts as spread
+    /// as any expert degree allowed at this d spreads them (a floor for
+    /// every ep tried).
+    fn at(&self, model: &ModelShape, space: &Space, d: u64) -> f64 {
+        let (sw, sg, so) = self.zero.shards(d as f64);
+        let (bw, bg, bo) = self.bytes;
+        let mut total = self.layers * self.dense * (bw / sw + bg / sg + bo / so) + self.reserve;
+        if self.experts > 0.0 {
+            let ep = max_expert_degree(model, space, d);
+            let (swe, sge, soe) = self.zero.shards(d as f64 / ep as f64);
+            total += self.layers * self.experts / ep as f64 * (bw / swe + bg / sge + bo / soe);
+        }
+        total
+    }
+}
+
+/// The largest of [`expert_degrees`], without building the list.
+fn max_expert_degree(model: &ModelShape, space: &Space, dp_cp: u64) -> u64 {
+    match (space.expert, model.experts) {
+        (Some(ep), _) => u64::from(ep),
+        (None, None) => 1,
+        (None, Some(e)) => divisors(u64::from(e.routed))
+            .filter(|ep| dp_cp % ep == 0)
+            .last()
+            .unwrap_or(1),
+    }
 }
 
 /// One layer's activations for micro-batch `b` at tensor degree `t`, as
