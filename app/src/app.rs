@@ -156,6 +156,23 @@ fn optimum_signal(
     })
 }
 
+/// Whether the selected plan's schedule is simulated: while its card is on
+/// screen (or nearly), or while an export asks for it.
+#[derive(Clone, Copy)]
+pub struct ScheduleLive {
+    /// The schedule's card is within 300 px of the viewport.
+    pub in_view: RwSignal<bool>,
+    /// An export wants the schedule now.
+    pub wanted: RwSignal<bool>,
+}
+
+impl ScheduleLive {
+    /// Simulate the schedule (tracked).
+    pub fn get(self) -> bool {
+        self.in_view.get() || self.wanted.get()
+    }
+}
+
 /// The scaling sweep per method.
 pub type ScalingRows =
     Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>;
@@ -244,9 +261,18 @@ pub fn App() -> impl IntoView {
     });
     let optimum = optimum_signal(inputs, outputs, push);
     // The selected plan's schedule: at most planner::MAX_PAGE_OPS
-    // operations (~1.5 ms), so it lands in the same frame as the numbers.
+    // operations (~1.5 ms), so it lands in the same frame as the numbers;
+    // simulated only while the schedule is on screen (or exported): off
+    // screen, an input change does not pay for it.
+    let live = ScheduleLive {
+        in_view: RwSignal::new(false),
+        wanted: RwSignal::new(false),
+    };
     let shown_plan = Memo::new(move |_| shown(inputs, outputs, optimum).map(|s| s.plan));
-    let plan_tl = Memo::new(move |_| {
+    let plan_tl = Memo::new(move |prev: Option<&Shared<Option<PlanTimeline>>>| {
+        if !live.get() {
+            return prev.cloned().unwrap_or_else(|| Shared(Arc::new(None)));
+        }
         let plan = shown_plan.get();
         Shared(Arc::new(plan.and_then(|p| {
             outputs.with(|o| {
@@ -299,7 +325,7 @@ pub fn App() -> impl IntoView {
                 </p>
                 <NoticeList notices=notices corrections=corrections />
                 {match view {
-                    EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl only=true /> }.into_any(),
+                    EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl live=live only=true /> }.into_any(),
                     EmbedView::Planner => view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }.into_any(),
                     EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling /> }.into_any(),
                 }}
@@ -330,8 +356,8 @@ pub fn App() -> impl IntoView {
                 <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
                 <Validation />
                 <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
-                <Schedules inputs=inputs plan_tl=plan_tl only=false />
-                <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl notices=notices />
+                <Schedules inputs=inputs plan_tl=plan_tl live=live only=false />
+                <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl live=live notices=notices />
             </main>
         </div>
         <footer class="p3-footer">

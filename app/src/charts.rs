@@ -1,29 +1,26 @@
-//! Charts: the scaling chart (figs. 4, 5, 8) drawn with plotters, and the
-//! memory bars (Table 6.2's breakdown against the GPU's memory) drawn by
-//! hand through [`crate::paint`].
+//! Charts, drawn by hand through [`crate::paint`]: the scaling chart
+//! (figs. 4, 5, 8) and the memory bars (Table 6.2's breakdown against the
+//! GPU's memory).
 
 use plan3d_core::{search::SweepRow, units::GIB, MemoryBreakdown, Method};
 
 use crate::paint::{Anchor, Paint};
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Colours per method, readable on light and dark backgrounds.
-pub fn method_color(m: Method) -> RGBColor {
+pub fn method_color(m: Method) -> &'static str {
     match m {
-        Method::Baseline => RGBColor(214, 96, 77),
-        Method::Partitioned => RGBColor(116, 173, 209),
-        _ => RGBColor(102, 189, 99),
+        Method::Baseline => "#d6604d",
+        Method::Partitioned => "#74add1",
+        _ => "#66bd63",
     }
 }
 
 /// Foreground and background for the theme.
-pub fn theme(dark: bool) -> (RGBColor, RGBColor) {
+pub fn theme(dark: bool) -> (&'static str, &'static str) {
     if dark {
-        (RGBColor(232, 233, 238), RGBColor(27, 29, 35))
+        ("#e8e9ee", "#1b1d23")
     } else {
-        (RGBColor(27, 29, 35), RGBColor(255, 255, 255))
+        ("#1b1d23", "#ffffff")
     }
 }
 
@@ -85,15 +82,32 @@ impl XMap {
     }
 }
 
-/// Training time of the fastest plan per method against model size (the
-/// current model is marked on an overlay, see [`XMap::pixel`]).
-pub fn scaling<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    rows: &[(Method, Vec<SweepRow>)],
-    dark: bool,
-) -> Result<XMap, DrawingAreaErrorKind<DB::ErrorType>> {
+/// Training time of the fastest plan per method against model size, on
+/// log–log axes (the current model is marked on an overlay, see
+/// [`XMap::pixel`]): a grid line and label at every decade of parameters
+/// and at the round times (1, 2 and 5 × 10^k days when fewer than three
+/// decades show), one month and one year marked (sec. 7), a legend in the
+/// lower right, where no curve goes (they rise from lower left to upper
+/// right, and the month and year are labelled on the left).
+pub fn scaling(p: &mut impl Paint, rows: &[(Method, Vec<SweepRow>)], dark: bool) -> XMap {
     let (fg, bg) = theme(dark);
-    area.fill(&bg)?;
+    let (grid, axis, faint, legend_bg) = if dark {
+        (
+            "rgba(232,233,238,0.15)",
+            "rgba(232,233,238,0.6)",
+            "rgba(232,233,238,0.35)",
+            "rgba(27,29,35,0.85)",
+        )
+    } else {
+        (
+            "rgba(27,29,35,0.15)",
+            "rgba(27,29,35,0.6)",
+            "rgba(27,29,35,0.35)",
+            "rgba(255,255,255,0.85)",
+        )
+    };
+    let (w, h) = p.size();
+    p.rect(0.0, 0.0, w, h, bg);
     let pts = |r: &[SweepRow]| -> Vec<(f64, f64)> {
         r.iter()
             .filter_map(|r| {
@@ -114,103 +128,123 @@ pub fn scaling<DB: DrawingBackend>(
     } else {
         (ymin / 2.0, ymax * 2.0)
     };
-    // The x range follows the sizes that have a plan, whole decades.
+    // The x range follows the sizes that have a plan, whole decades; a
+    // size just below one (X[x] sizes fall near them) does not open
+    // another.
     let (lo, hi) = all
         .iter()
         .fold(None, |r: Option<(f64, f64)>, p| {
             Some(r.map_or((p.0, p.0), |(a, b)| (a.min(p.0), b.max(p.0))))
         })
-        .map_or((1e8, 1e16), |(a, b)| {
-            // Whole decades; a size just below one (X[x] sizes fall near
-            // them) does not open another.
+        .map_or((8.0, 16.0), |(a, b)| {
             let a = (a.log10() + 0.05).floor();
-            let b = (b.log10() - 0.05).ceil().max(a + 1.0);
-            (10f64.powf(a), 10f64.powf(b))
+            (a, (b.log10() - 0.05).ceil().max(a + 1.0))
         });
-    let text = ("sans-serif", 13).into_font().color(&fg);
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        // Room for the last x label ("1e16"), centred on the right edge.
-        .margin_right(22)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d((lo..hi).log_scale(), (ymin..ymax).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("parameters")
-        .y_desc("training time (days)")
-        .axis_desc_style(text.clone())
-        .label_style(text.clone())
-        .axis_style(fg.mix(0.6))
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(fg.mix(0.15))
-        .x_label_formatter(&|v| crate::fmt::power_of_ten(*v))
-        .y_label_formatter(&|v| crate::fmt::tick(*v))
-        .draw()?;
+    let (ylo, yhi) = (ymin.log10(), ymax.log10());
+    // The plot's box: y labels on the left, the axis title above, x labels
+    // and title below, room for the last x label on the right.
+    let (x0, x1, y0, y1) = (64.0, w - 26.0, 30.0, h - 42.0);
+    let px = |v: f64| x0 + (v.log10() - lo) / (hi - lo) * (x1 - x0);
+    let py = |v: f64| y1 - (v.log10() - ylo) / (yhi - ylo) * (y1 - y0);
+    // Decades of parameters.
+    let mut k = lo;
+    while k <= hi + 1e-9 {
+        let x = px(10f64.powf(k));
+        p.line(&[(x, y0), (x, y1)], grid, 1.0);
+        p.text(
+            &crate::fmt::power_of_ten(10f64.powf(k)),
+            x,
+            y1 + 14.0,
+            fg,
+            Anchor::Middle,
+        );
+        k += 1.0;
+    }
+    // Round times.
+    let few = yhi.ceil() - ylo.floor() < 3.0;
+    let mut d = ylo.floor();
+    while d <= yhi.ceil() {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * 10f64.powf(d);
+            if (m == 1.0 || few) && (ymin..=ymax).contains(&v) {
+                let y = py(v);
+                p.line(&[(x0, y), (x1, y)], grid, 1.0);
+                p.text(&crate::fmt::tick(v), x0 - 6.0, y, fg, Anchor::End);
+            }
+        }
+        d += 1.0;
+    }
+    p.line(&[(x0, y0), (x0, y1), (x1, y1)], axis, 1.0);
+    p.text("training time (days)", 4.0, 12.0, fg, Anchor::Start);
+    p.text("parameters", (x0 + x1) / 2.0, h - 10.0, fg, Anchor::Middle);
     // One month and one year (sec. 7).
     for (days, label) in [(30.0, "one month"), (365.0, "one year")] {
         if (ymin..ymax).contains(&days) {
-            chart.draw_series(LineSeries::new([(lo, days), (hi, days)], fg.mix(0.35)))?;
-            chart.draw_series(std::iter::once(Text::new(
-                label,
-                (lo * 1.5, days * 1.15),
-                text.clone(),
-            )))?;
+            let y = py(days);
+            p.line(&[(x0, y), (x1, y)], faint, 1.0);
+            p.text(label, px(10f64.powf(lo) * 1.5), y - 9.0, fg, Anchor::Start);
         }
     }
     for (m, r) in rows {
-        chart.draw_series(LineSeries::new(pts(r), method_color(*m).stroke_width(2)))?;
+        // Inside the plot only: a size just below the first decade is
+        // left out rather than drawn across the axis.
+        let line: Vec<(f64, f64)> = pts(r)
+            .into_iter()
+            .map(|(a, b)| (px(a), py(b)))
+            .filter(|&(x, _)| (x0 - 0.5..=x1 + 0.5).contains(&x))
+            .collect();
+        p.line(&line, method_color(*m), 2.0);
     }
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    // The legend, drawn here: plotters' own series labels measure their
-    // text through a DOM element (a forced page layout, 2+ ms a redraw),
-    // not through the backend.
-    let names: Vec<(&str, RGBColor)> = rows
-        .iter()
-        .map(|(m, _)| (m.label(), method_color(*m)))
-        .collect();
-    let mut wmax = 0;
-    let mut line_h = 16;
-    for (name, _) in &names {
-        let (w, h) = area.estimate_text_size(name, &text)?;
-        wmax = wmax.max(w as i32);
-        line_h = line_h.max(h as i32 + 2);
+    // The legend; on a narrow chart (a phone) with the short names, so
+    // that it stays clear of the y labels.
+    let widest = |short: bool| {
+        rows.iter()
+            .map(|(m, _)| p.width(legend_name(*m, short)))
+            .fold(0.0, f64::max)
+    };
+    let short = widest(false) + 42.0 > 0.6 * (x1 - x0);
+    let wmax = widest(short);
+    let line_h = 18.0;
+    let (box_w, box_h) = (wmax + 42.0, line_h * rows.len() as f64 + 8.0);
+    let (lx, ly) = (x1 - box_w - 10.0, y1 - box_h - 8.0);
+    p.rect(lx, ly, box_w, box_h, legend_bg);
+    p.line(
+        &[
+            (lx, ly),
+            (lx + box_w, ly),
+            (lx + box_w, ly + box_h),
+            (lx, ly + box_h),
+            (lx, ly),
+        ],
+        faint,
+        1.0,
+    );
+    for (k, (m, _)) in rows.iter().enumerate() {
+        let y = ly + 4.0 + line_h * (k as f64 + 0.5);
+        p.line(&[(lx + 8.0, y), (lx + 26.0, y)], method_color(*m), 2.0);
+        p.text(legend_name(*m, short), lx + 34.0, y, fg, Anchor::Start);
     }
-    let box_w = 18 + 8 + wmax + 16;
-    let box_h = line_h * names.len() as i32 + 8;
-    // Lower right: the curves rise from lower left to upper right, and the
-    // month and year lines are labelled on the left.
-    let (lx, ly) = (xr.end - box_w - 10, yr.end - box_h - 8);
-    area.draw(&Rectangle::new(
-        [(lx, ly), (lx + box_w, ly + box_h)],
-        bg.mix(0.85).filled(),
-    ))?;
-    area.draw(&Rectangle::new(
-        [(lx, ly), (lx + box_w, ly + box_h)],
-        fg.mix(0.3),
-    ))?;
-    for (k, (name, color)) in names.iter().enumerate() {
-        let y = ly + 4 + line_h * k as i32 + line_h / 2;
-        area.draw(&PathElement::new(
-            [(lx + 8, y), (lx + 26, y)],
-            color.stroke_width(2),
-        ))?;
-        area.draw(&Text::new(
-            *name,
-            (lx + 34, y),
-            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
-        ))?;
+    XMap {
+        x0: x0 as i32,
+        x1: x1 as i32,
+        lo,
+        hi,
+        y0: y0 as i32,
+        y1: y1 as i32,
+        ylo,
+        yhi,
     }
-    Ok(XMap {
-        x0: xr.start,
-        x1: xr.end,
-        lo: lo.log10(),
-        hi: hi.log10(),
-        y0: yr.start,
-        y1: yr.end,
-        ylo: ymin.log10(),
-        yhi: ymax.log10(),
-    })
+}
+
+/// A method's name in a legend: the practitioners' name, without its
+/// parenthesis when `short`.
+fn legend_name(m: Method, short: bool) -> &'static str {
+    let l = m.label();
+    if short {
+        l.split(" (").next().unwrap_or(l)
+    } else {
+        l
+    }
 }
 
 /// The memory that stays on each GPU per method, stacked by category

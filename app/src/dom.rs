@@ -47,22 +47,6 @@ pub fn search_string() -> String {
     window().location().search().unwrap_or_default()
 }
 
-/// Is the element on screen, in a visible tab? An off-screen animation
-/// costs every input change a repaint for nothing.
-pub fn on_screen(el: Option<web_sys::HtmlCanvasElement>) -> bool {
-    let Some(el) = el else { return false };
-    if document().hidden() {
-        return false;
-    }
-    let r = el.get_bounding_client_rect();
-    let h = window()
-        .inner_height()
-        .ok()
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    r.bottom() > 0.0 && r.top() < h
-}
-
 /// Bumped when the window is resized or the colour scheme changes: canvases
 /// are refitted ([`crate::backend::fit`]) and redrawn.
 #[derive(Clone, Copy)]
@@ -128,13 +112,48 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
 
 /// A canvas's pixels as a PNG download.
 pub fn download_canvas(testid: &str, name: &str) {
-    let el = document()
-        .query_selector(&format!("[data-testid={testid}]"))
-        .ok()
-        .flatten();
-    if let Some(c) = el.and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) {
+    if let Some(c) = canvas_by_testid(testid) {
         if let Ok(url) = c.to_data_url() {
             click_download(name, &url);
         }
     }
+}
+
+/// The canvas with `data-testid` `testid`, if any.
+pub fn canvas_by_testid(testid: &str) -> Option<web_sys::HtmlCanvasElement> {
+    document()
+        .query_selector(&format!("[data-testid={testid}]"))
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+}
+
+/// Sets `flag` while `el` is within 300 px of the viewport. An
+/// `IntersectionObserver` says when to look (no polling; it also sees the
+/// card move when the content above it changes height); the rectangle
+/// says what it sees (one closure type for every callback of the page).
+pub fn watch_in_view(el: &web_sys::Element, flag: RwSignal<bool>) {
+    const MARGIN: f64 = 300.0;
+    let target = el.clone();
+    let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+        let r = target.get_bounding_client_rect();
+        let h = window()
+            .inner_height()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let v = r.bottom() > -MARGIN && r.top() < h + MARGIN;
+        if v != flag.get_untracked() {
+            flag.set(v);
+        }
+    });
+    let init = web_sys::IntersectionObserverInit::new();
+    init.set_root_margin("300px 0px");
+    if let Ok(io) =
+        web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init)
+    {
+        io.observe(el);
+    }
+    // Lives as long as the page.
+    cb.forget();
 }

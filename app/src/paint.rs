@@ -1,7 +1,8 @@
-//! A two-method painter for the charts drawn by hand: a canvas's 2D
-//! context, or an SVG document for the exports. The memory bars use it
-//! instead of plotters: plotters' f64 cartesian chart cost ~11 KB of wasm
-//! for this one chart, and ~1.3 ms a redraw.
+//! A painter for the charts drawn by hand: a canvas's 2D context, or an
+//! SVG document for the exports. The memory bars and the scaling chart
+//! use it instead of plotters: plotters' f64 cartesian chart cost ~11 KB
+//! of wasm for the memory chart alone and ~1.3 ms a redraw; without the
+//! scaling chart on it too, the page no longer links plotters at all.
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -28,6 +29,8 @@ pub trait Paint {
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str);
     /// One line of text at (x, y), centred vertically.
     fn text(&mut self, s: &str, x: f64, y: f64, fill: &str, anchor: Anchor);
+    /// A polyline through `points`, `width` logical pixels wide.
+    fn line(&mut self, points: &[(f64, f64)], stroke: &str, width: f64);
     /// A text's width in [`FONT`].
     fn width(&self, s: &str) -> f64;
 }
@@ -68,6 +71,20 @@ impl Paint for Canvas {
             Anchor::End => "end",
         });
         let _ = self.ctx.fill_text(s, x, y);
+    }
+    fn line(&mut self, points: &[(f64, f64)], stroke: &str, width: f64) {
+        let ctx = &self.ctx;
+        ctx.begin_path();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            if i == 0 {
+                ctx.move_to(x, y);
+            } else {
+                ctx.line_to(x, y);
+            }
+        }
+        ctx.set_stroke_style_str(stroke);
+        ctx.set_line_width(width);
+        ctx.stroke();
     }
     fn width(&self, s: &str) -> f64 {
         self.ctx.measure_text(s).map_or(0.0, |m| m.width())
@@ -127,6 +144,16 @@ impl Paint for Svg {
         let s = crate::fmt::esc(s);
         self.out.push_str(&format!(
             "<text x=\"{x:.1}\" y=\"{y:.1}\" fill=\"{fill}\" text-anchor=\"{anchor}\" dominant-baseline=\"middle\">{s}</text>"
+        ));
+    }
+    fn line(&mut self, points: &[(f64, f64)], stroke: &str, width: f64) {
+        let pts: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        self.out.push_str(&format!(
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>",
+            pts.join(" ")
         ));
     }
     fn width(&self, s: &str) -> f64 {

@@ -98,3 +98,89 @@ fn chart_mapping_round_trips() {
     assert!(y > 10.0 && y < 320.0);
     assert!(m.pixel(1e20, 1.0).is_none());
 }
+
+/// A painter that records what is drawn.
+struct Record {
+    size: (f64, f64),
+    rects: Vec<(f64, f64, f64, f64, String)>,
+    texts: Vec<(String, f64, f64, plan3d_app::paint::Anchor)>,
+    lines: Vec<Vec<(f64, f64)>>,
+}
+
+impl plan3d_app::paint::Paint for Record {
+    fn size(&self) -> (f64, f64) {
+        self.size
+    }
+    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
+        self.rects.push((x, y, w, h, fill.to_string()));
+    }
+    fn text(&mut self, s: &str, x: f64, y: f64, _fill: &str, anchor: plan3d_app::paint::Anchor) {
+        self.texts.push((s.to_string(), x, y, anchor));
+    }
+    fn line(&mut self, points: &[(f64, f64)], _stroke: &str, _width: f64) {
+        self.lines.push(points.to_vec());
+    }
+    fn width(&self, s: &str) -> f64 {
+        7.0 * s.chars().count() as f64
+    }
+}
+
+/// The scaling chart drawn by hand: every curve inside the plot, a label
+/// per decade of parameters, and a legend inside the plot that covers no
+/// axis label — with the methods' short names on a phone-wide chart.
+#[wasm_bindgen_test]
+fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
+    use plan3d_core::state::Inputs;
+    let (i, _) = Inputs::from_query("assume=paper");
+    let rows = plan3d_core::planner::scaling(&i, 24).unwrap();
+    for width in [720.0, 330.0] {
+        let mut r = Record {
+            size: (width, 360.0),
+            rects: Vec::new(),
+            texts: Vec::new(),
+            lines: Vec::new(),
+        };
+        let m = plan3d_app::charts::scaling(&mut r, &rows, false);
+        let (x0, x1, y0, y1) = (
+            f64::from(m.x0),
+            f64::from(m.x1),
+            f64::from(m.y0),
+            f64::from(m.y1),
+        );
+        for l in &r.lines {
+            for &(x, y) in l {
+                assert!(
+                    x >= x0 - 0.5 && x <= x1 + 0.5 && y >= y0 - 0.5 && y <= y1 + 0.5,
+                    "{width}: ({x}, {y})"
+                );
+            }
+        }
+        let decades: Vec<&str> = r
+            .texts
+            .iter()
+            .filter(|t| t.0.starts_with("10") && t.0.chars().nth(2).is_some_and(|c| !c.is_ascii()))
+            .map(|t| t.0.as_str())
+            .collect();
+        assert_eq!(decades.len() as f64, m.hi - m.lo + 1.0, "{decades:?}");
+        // The legend's box: the translucent rectangle.
+        let legend = r.rects.iter().find(|b| b.4.starts_with("rgba")).unwrap();
+        assert!(
+            legend.0 >= x0 && legend.0 + legend.2 <= x1,
+            "{width}: {legend:?}"
+        );
+        for t in &r.texts {
+            let inside = t.1 > legend.0
+                && t.1 < legend.0 + legend.2
+                && t.2 > legend.1
+                && t.2 < legend.1 + legend.3;
+            let in_legend =
+                t.0.contains("Megatron") || t.0.contains("ZeRO") || t.0.contains("layered");
+            assert!(!inside || in_legend, "{width}: {} under the legend", t.0);
+        }
+        let full = r
+            .texts
+            .iter()
+            .any(|t| t.0 == "layered + modular (Lamy-Poirier)");
+        assert_eq!(full, width > 500.0, "{width}");
+    }
+}

@@ -6,10 +6,8 @@ use plan3d_core::{
     search::{nearest_row, SweepRow},
     state::Inputs,
 };
-use plotters::prelude::IntoDrawingArea;
 
 use crate::app::{shown, OptimumSignal, OutputsMemo, ScalingRows, Shared};
-use crate::backend::Canvas2d;
 use crate::charts::{self, XMap};
 use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
@@ -45,10 +43,8 @@ pub fn Scaling(
         );
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
-        if let (Some(b), Ok(rows)) = (Canvas2d::canvas(c), s.0.as_ref()) {
-            if let Ok(m) = charts::scaling(&b.into_drawing_area(), rows, dark_mode()) {
-                xmap.set(m);
-            }
+        if let (Some(mut p), Ok(rows)) = (crate::paint::Canvas::new(&c), s.0.as_ref()) {
+            xmap.set(charts::scaling(&mut p, rows, dark_mode()));
         }
     });
     Effect::new(move |_| {

@@ -10,7 +10,7 @@ use plan3d_core::{
 };
 
 use crate::app::{PlanTimeline, Shared};
-use crate::dom::{dark_mode, embedded, on_screen, refit, relayout};
+use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self, Timeline};
 
@@ -21,24 +21,25 @@ pub const OPENING: f64 = 0.45;
 /// Seconds an animation cycle lasts at speed 1.
 pub const CYCLE_S: f64 = 8.0;
 
-/// Advances the animation clock once per frame while playing and on screen.
+/// Advances the animation clock once per frame while playing and on screen
+/// (`in_view`).
 pub fn animate(
     t: RwSignal<f64>,
     playing: RwSignal<bool>,
     speed: RwSignal<f64>,
     last: StoredValue<Option<f64>>,
     frames: RwSignal<u64>,
-    canvas: NodeRef<Canvas>,
+    in_view: RwSignal<bool>,
 ) {
     request_animation_frame(move || {
         if !playing.get_untracked() {
             last.set_value(None);
             return;
         }
-        if !on_screen(canvas.get_untracked()) {
-            // Idle, but keep checking (a cheap rect read per frame).
+        if !in_view.get_untracked() {
+            // Idle, but keep checking (a flag read per frame).
             last.set_value(None);
-            animate(t, playing, speed, last, frames, canvas);
+            animate(t, playing, speed, last, frames, in_view);
             return;
         }
         let now = window().performance().map_or(0.0, |p| p.now());
@@ -51,7 +52,7 @@ pub fn animate(
             }
         });
         frames.update(|f| *f += 1);
-        animate(t, playing, speed, last, frames, canvas);
+        animate(t, playing, speed, last, frames, in_view);
     });
 }
 
@@ -61,9 +62,21 @@ pub fn animate(
 pub fn Schedules(
     inputs: RwSignal<Inputs>,
     plan_tl: Memo<Shared<Option<PlanTimeline>>>,
+    /// Whether the card is on screen (set here) and so simulated.
+    live: crate::app::ScheduleLive,
     /// Embed mode: the animation without the comparisons.
     only: bool,
 ) -> impl IntoView {
+    let card = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        card.get().is_some_and(|el| {
+            crate::dom::watch_in_view(&el, live.in_view);
+            true
+        })
+    });
     let cmp_tl = Memo::new(move |_| {
         let c = inputs.with(|i| i.compare);
         Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
@@ -89,7 +102,7 @@ pub fn Schedules(
     let frames = RwSignal::new(0_u64);
     let last = StoredValue::new(None);
     let main_canvas = NodeRef::<Canvas>::new();
-    animate(t, playing, speed, last, frames, main_canvas);
+    animate(t, playing, speed, last, frames, live.in_view);
     // A new plan restarts the animation, mid-step: lanes already at work.
     Effect::new(move |_| {
         plan_tl.track();
@@ -117,6 +130,11 @@ pub fn Schedules(
                 (cmp_b, 170.0),
             ],
         );
+        // Off screen, nothing is drawn (nor simulated): an input change
+        // does not pay for it.
+        if !live.in_view.get() {
+            return;
+        }
         let frac = t.get();
         let dark = dark_mode();
         if let Some(tl) = plan_tl.get().0.as_ref() {
@@ -139,7 +157,7 @@ pub fn Schedules(
         let now = !playing.get_untracked();
         playing.set(now);
         if now {
-            animate(t, playing, speed, last, frames, main_canvas);
+            animate(t, playing, speed, last, frames, live.in_view);
         }
     };
     let cmp_label = |i: usize| {
@@ -205,7 +223,7 @@ pub fn Schedules(
         })
     };
     view! {
-        <section class="p3-card" aria-labelledby="p3-sched-h">
+        <section class="p3-card" aria-labelledby="p3-sched-h" node_ref=card>
             <h2 id="p3-sched-h">"Schedule of the selected plan"</h2>
             <div class="p3-player" role="group" aria-label="Animation controls">
                 <button type="button" data-testid="play" on:click=toggle aria-pressed=move || playing.get().to_string()>
@@ -232,7 +250,7 @@ pub fn Schedules(
                     {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
                         let scaled = fmt::shown(&p.shown);
                         format!("one step: {} s{}", plan3d_core::round_sig(p.timeline.makespan, 3), scaled)
-                    }).unwrap_or_else(|| "no schedule for this plan".into())}
+                    }).unwrap_or_else(|| if live.get() { "no schedule for this plan".into() } else { String::new() })}
                 </span>
             </div>
             <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"

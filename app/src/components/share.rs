@@ -6,10 +6,8 @@ use plan3d_core::{
     export,
     state::{read_scenario, EmbedView, Inputs, Notice, SCENARIO_PREFIX},
 };
-use plotters::prelude::IntoDrawingArea;
 
 use crate::app::{OptimumSignal, OutputsMemo, PlanTimeline, ScalingRows, Shared};
-use crate::backend::Measured;
 use crate::charts::{self};
 use crate::dom::{download_canvas, download_text, page_base};
 
@@ -54,6 +52,7 @@ pub fn Share(
     optimum: OptimumSignal,
     scaling: Memo<Shared<ScalingRows>>,
     plan_tl: Memo<Shared<Option<PlanTimeline>>>,
+    live: crate::app::ScheduleLive,
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let link = move || inputs.with(|i| i.link(&page_base()));
@@ -99,19 +98,21 @@ pub fn Share(
     let export_svg = move |what: &'static str| {
         let i = inputs.get_untracked();
         let comment = format!("<!-- plan3d {what} for ?{} -->", i.to_query());
-        let mut svg = String::new();
-        match what {
+        let svg = match what {
             "schedule" => {
+                // Simulated now if its card has not been on screen.
+                live.wanted.set(true);
                 let tl = plan_tl.get_untracked();
+                live.wanted.set(false);
                 let Some(p) = tl.0.as_ref() else { return };
-                svg = p.schedule.to_svg();
+                p.schedule.to_svg()
             }
             "scaling" => {
                 let s = scaling.get_untracked();
                 let Ok(rows) = (*s.0).as_ref() else { return };
-                if let Some(b) = Measured::svg(&mut svg, (720, 360)) {
-                    let _ = charts::scaling(&b.into_drawing_area(), rows, false);
-                }
+                let mut p = crate::paint::Svg::new((720.0, 360.0));
+                charts::scaling(&mut p, rows, false);
+                p.finish()
             }
             _ => {
                 let o = outputs.get_untracked();
@@ -127,9 +128,9 @@ pub fn Share(
                     .collect();
                 let mut p = crate::paint::Svg::new((720.0, 300.0));
                 charts::memory(&mut p, &bars, out.hardware.gpu.memory.get(), false);
-                svg = p.finish();
+                p.finish()
             }
-        }
+        };
         let svg = match svg.find('>') {
             Some(k) => format!("{}{comment}{}", &svg[..=k], &svg[k + 1..]),
             None => svg,
@@ -206,7 +207,17 @@ pub fn Share(
                     {button("Scaling SVG", "export-scaling-svg", Box::new(move || export_svg("scaling")))}
                     {button("Memory PNG", "export-memory-png", Box::new(move || download_canvas("memory-chart", &name("memory", "png"))))}
                     {button("Memory SVG", "export-memory-svg", Box::new(move || export_svg("memory")))}
-                    {button("Schedule PNG", "export-schedule-png", Box::new(move || download_canvas("timeline", &name("schedule", "png"))))}
+                    {button("Schedule PNG", "export-schedule-png", Box::new(move || {
+                        // The whole step, drawn now: the card may never have
+                        // been on screen (then it was not simulated).
+                        live.wanted.set(true);
+                        let tl = plan_tl.get_untracked();
+                        live.wanted.set(false);
+                        if let (Some(p), Some(c)) = (tl.0.as_ref(), crate::dom::canvas_by_testid("timeline")) {
+                            crate::timeline::draw(&c, &p.timeline, 1.0, crate::dom::dark_mode());
+                        }
+                        download_canvas("timeline", &name("schedule", "png"));
+                    }))}
                     {button("Schedule SVG", "export-schedule-svg", Box::new(move || export_svg("schedule")))}
                 </div>
                 <span class="p3-label">"Saved scenarios (this browser only)"</span>
