@@ -185,7 +185,10 @@ pub fn App() -> impl IntoView {
     provide_context(Relayout(epoch));
     let _resize = window_event_listener(ev::resize, move |_| epoch.update(|e| *e += 1));
     if let Ok(Some(m)) = window().match_media("(prefers-color-scheme: dark)") {
-        let f = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || epoch.update(|e| *e += 1));
+        let f = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+            crate::dom::scheme_changed();
+            epoch.update(|e| *e += 1);
+        });
         let _ = m.add_event_listener_with_callback("change", f.as_ref().unchecked_ref());
         // Lives as long as the page.
         f.forget();

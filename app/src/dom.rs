@@ -10,13 +10,40 @@ pub fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
 
-/// Does the reader prefer a dark colour scheme?
+/// Runs `paint` after the effects already queued: the DOM updates of the
+/// same input. Canvas text needs the page's style and layout up to date,
+/// so a canvas drawn before the last DOM update of an input forces a
+/// layout of its own, and the frame lays out again: traced on the size
+/// slider, 2 layouts per change (2.8 ms) with the charts drawn in between.
+pub fn after_updates(paint: impl FnOnce() + 'static) {
+    leptos::task::spawn_local(async move { paint() });
+}
+
+thread_local! {
+    /// The colour scheme, asked once ([`dark_mode`]) until it changes.
+    static DARK: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Does the reader prefer a dark colour scheme? Asked of the browser once
+/// (`matchMedia` cost every chart redraw ~0.05 ms), again after
+/// [`scheme_changed`].
 pub fn dark_mode() -> bool {
-    window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()
-        .is_some_and(|m| m.matches())
+    DARK.with(|d| {
+        d.get().unwrap_or_else(|| {
+            let v = window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten()
+                .is_some_and(|m| m.matches());
+            d.set(Some(v));
+            v
+        })
+    })
+}
+
+/// The reader's colour scheme changed: [`dark_mode`] asks again.
+pub fn scheme_changed() {
+    DARK.with(|d| d.set(None));
 }
 
 /// The page's document.

@@ -33,9 +33,11 @@ pub fn MemoryChart(
             Err(_) => (Vec::new(), 0.0),
         });
         let Some(c) = mem_canvas.get() else { return };
-        if let Some(mut p) = crate::paint::Canvas::new(&c) {
-            charts::memory(&mut p, &bars, gpu_mem, dark_mode());
-        }
+        crate::dom::after_updates(move || {
+            if let Some(mut p) = crate::paint::Canvas::new(&c) {
+                charts::memory(&mut p, &bars, gpu_mem, dark_mode());
+            }
+        });
     });
     view! {
         <section class="p3-card" aria-labelledby="p3-mem-h">

@@ -77,8 +77,10 @@ pub fn Schedules(
             true
         })
     });
+    // Only the comparison's choice, not every input, re-simulates it.
+    let compare = Memo::new(move |_| inputs.with(|i| i.compare));
     let cmp_tl = Memo::new(move |_| {
-        let c = inputs.with(|i| i.compare);
+        let c = compare.get();
         Shared(Arc::new(planner::comparison(c).ok().map(|[a, b]| {
             [
                 (
@@ -137,21 +139,25 @@ pub fn Schedules(
         }
         let frac = t.get();
         let dark = dark_mode();
-        if let Some(tl) = plan_tl.get().0.as_ref() {
-            if let Some(c) = main_canvas.get() {
-                timeline::draw(&c, &tl.timeline, frac, dark);
-            }
-            if let Some(c) = mem_canvas.get() {
-                timeline::draw_memory(&c, &tl.timeline, frac, true, dark);
-            }
-        }
-        if let Some(pair) = cmp_tl.get().0.as_ref() {
-            for (node, (tl, _, _, _)) in [cmp_a, cmp_b].into_iter().zip(pair.iter()) {
-                if let Some(c) = node.get() {
-                    timeline::draw(&c, tl, frac, dark);
+        let (plan, pair) = (plan_tl.get(), cmp_tl.get());
+        let [main, mem, a, b] = [main_canvas, mem_canvas, cmp_a, cmp_b].map(|n| n.get());
+        crate::dom::after_updates(move || {
+            if let Some(tl) = plan.0.as_ref() {
+                if let Some(c) = main {
+                    timeline::draw(&c, &tl.timeline, frac, dark);
+                }
+                if let Some(c) = mem {
+                    timeline::draw_memory(&c, &tl.timeline, frac, true, dark);
                 }
             }
-        }
+            if let Some(pair) = pair.0.as_ref() {
+                for (node, (tl, _, _, _)) in [a, b].into_iter().zip(pair.iter()) {
+                    if let Some(c) = node {
+                        timeline::draw(&c, tl, frac, dark);
+                    }
+                }
+            }
+        });
     });
     let toggle = move |_| {
         let now = !playing.get_untracked();

@@ -303,15 +303,39 @@ fn browser_benchmark() {
            .observe({ type: 'longtask' });",
         &[],
     );
+    // A p95 over one pass moves by several milliseconds from run to run
+    // here: three passes, each reported, and their median.
     let lat = b.exec_async(LATENCY, &[]);
-    latency_report(&mut report, &lat, " (4× CPU throttling)", 50.0);
+    let mut p95s = vec![latency_report(
+        &mut report,
+        &lat,
+        " (4× CPU throttling)",
+        50.0,
+    )];
+    for _ in 0..2 {
+        let lat = b.exec_async(LATENCY, &[]);
+        p95s.push(latency_report(
+            &mut String::new(),
+            &lat,
+            " (4× CPU throttling)",
+            50.0,
+        ));
+    }
+    let passes = p95s.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>();
+    writeln!(
+        report,
+        "input → frame with updated numbers and charts (4× CPU throttling), all 360 changes, three passes: p95 {} ms, median {:.1} ms (budget 50 ms)",
+        passes.join(", "),
+        percentile(&mut p95s, 0.5)
+    )
+    .unwrap();
     let longest = b
         .exec("return window.__longest", &[])
         .as_f64()
         .unwrap_or(0.0);
     writeln!(
         report,
-        "4× CPU throttling: longest task during the 360 changes: {longest:.0} ms (goal ≤ 200 ms; tasks under 50 ms are not reported)"
+        "4× CPU throttling: longest task during the 3 × 360 changes: {longest:.0} ms (goal ≤ 200 ms; tasks under 50 ms are not reported)"
     )
     .unwrap();
     b.cdp("Emulation.setCPUThrottlingRate", &json!({ "rate": 1 }));
