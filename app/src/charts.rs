@@ -202,7 +202,7 @@ pub fn scaling(p: &mut impl Paint, rows: &[(Method, Vec<SweepRow>)], dark: bool)
             .map(|(m, _)| p.width(legend_name(*m, short)))
             .fold(0.0, f64::max)
     };
-    let short = widest(false) + 42.0 > 0.6 * (x1 - x0);
+    let short = widest(false) + 42.0 > 0.45 * (x1 - x0);
     let wmax = widest(short);
     let line_h = 18.0;
     let (box_w, box_h) = (wmax + 42.0, line_h * rows.len() as f64 + 8.0);

@@ -181,6 +181,6 @@ fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
             .texts
             .iter()
             .any(|t| t.0 == "layered + modular (Lamy-Poirier)");
-        assert_eq!(full, width > 500.0, "{width}");
+        assert_eq!(full, width > 700.0, "{width}");
     }
 }

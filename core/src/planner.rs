@@ -184,7 +184,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     let h = e.stages.heaviest();
     v.push(format!(
         "heaviest stage (GPU {} of the pipeline, {} layers): {:.1} of {:.0} GiB: weights {:.1}, \
-         gradients {:.1}, optimizer {:.1}, activations of {:.1} micro-batches in flight {:.1}, \
+         gradients {:.1}, optimizer {:.1}, activations {:.1} ({} micro-batches in flight), \
          working {:.1}, logits {:.1}, reserve {:.1}",
         h.stage,
         h.layers,
@@ -193,8 +193,8 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         gib(h.weights),
         gib(h.gradients),
         gib(h.optimizer),
-        h.in_flight,
         gib(h.activations),
+        crate::math::round_sig(h.in_flight, 3),
         gib(h.working),
         gib(h.logits),
         gib(h.reserve)

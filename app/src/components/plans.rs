@@ -209,28 +209,6 @@ pub fn Plans(
             ));
         };
         let e = s.plan.evaluation;
-        if practice() {
-            let gpu_mem = outputs.with(|o| {
-                (*o.0)
-                    .as_ref()
-                    .map(|o| o.hardware.gpu.memory.get())
-                    .unwrap_or(0.0)
-            });
-            return Some(format!(
-                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
-                method().label(),
-                fmt::params(params),
-                fmt::big(e.tokens),
-                fmt::gpus(e.gpus),
-                config_text(&s.plan),
-                fmt::duration(e.time.days()),
-                fmt::pct(e.mfu()),
-                fmt::seconds(e.step.get()),
-                fmt::big(e.tokens_per_second),
-                fmt::gib(e.peak_memory.get()),
-                fmt::gib(gpu_mem),
-            ));
-        }
         let rules = match s.rules {
             planner::RulesVersus::Same => {
                 " The exhaustive search confirms the paper's rules.".to_string()
@@ -284,6 +262,35 @@ pub fn Plans(
             }
             planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),
         };
+        if practice() {
+            // Each row is its method's best: only another method's can be
+            // faster, and the headline says so.
+            let faster = match s.rules {
+                planner::RulesVersus::OtherMethod(_, planner::Standing::Optimal) => String::new(),
+                planner::RulesVersus::OtherMethod(..) => rules,
+                _ => String::new(),
+            };
+            let gpu_mem = outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .map(|o| o.hardware.gpu.memory.get())
+                    .unwrap_or(0.0)
+            });
+            return Some(format!(
+                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.{faster}",
+                method().label(),
+                fmt::params(params),
+                fmt::big(e.tokens),
+                fmt::gpus(e.gpus),
+                config_text(&s.plan),
+                fmt::duration(e.time.days()),
+                fmt::pct(e.mfu()),
+                fmt::seconds(e.step.get()),
+                fmt::big(e.tokens_per_second),
+                fmt::gib(e.peak_memory.get()),
+                fmt::gib(gpu_mem),
+            ));
+        }
         Some(format!(
             "{} trains {} on {} ({}) in {}, at {} MFU.{rules}",
             method().label(),
