@@ -556,12 +556,20 @@ pub fn advice(err: &Error, inputs: &Inputs, model: &ModelShape) -> alloc::string
         Error::NoPlan { reason } if *reason == search::NO_PLAN_TENSOR_BUDGET => {
             String::from("a larger GPU budget or a smaller tensor degree")
         }
-        Error::NoPlan { .. } if inputs.cluster.is_some() => alloc::format!(
-            "a smaller cluster, or a GPU budget instead: a step holds at most the critical \
-             batch, {} sequences (eq. 2), and every pipeline needs at least as many \
-             micro-batches as stages, which caps how many GPUs one step keeps busy",
-            crate::math::floor(model.critical_batch())
-        ),
+        Error::NoPlan { .. } if inputs.cluster.is_some() => match inputs.batch {
+            None => alloc::format!(
+                "a larger batch (a step holds at most the critical batch, {} sequences \
+                 (eq. 2), unless the batch is set; large runs train above it), a smaller \
+                 cluster, or a GPU budget instead: every pipeline needs at least as many \
+                 micro-batches as stages, which caps how many GPUs one step keeps busy",
+                crate::math::floor(model.critical_batch())
+            ),
+            Some(b) => alloc::format!(
+                "a batch larger than {b} sequences, a smaller cluster, or a GPU budget \
+                 instead: every pipeline needs at least as many micro-batches as stages, \
+                 which caps how many GPUs one step keeps busy"
+            ),
+        },
         Error::NoPlan { .. } => String::from(
             "fewer constraints: a larger GPU budget, a later target time or no batch limit",
         ),

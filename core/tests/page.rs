@@ -136,7 +136,21 @@ fn the_shown_plan_is_the_best_found() {
     let s = shown(&o, i.method, Some(&opt)).unwrap();
     assert_eq!(s.rules, RulesVersus::SearchFailed(err));
     let a = planner::advice(&err, &i, &o.model);
+    assert!(a.starts_with("a larger batch"), "{a}");
     assert!(a.contains("critical batch, 516 sequences"), "{a}");
+    // With the batch set, the advice is about that batch; and the batch
+    // Meta trained with (2 048 sequences) does give a plan on the cluster.
+    let (i, _) = Inputs::from_query(
+        "assume=paper&model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=512",
+    );
+    let o = outputs(&i).unwrap();
+    let err = planner::optimum(&i).unwrap_err();
+    let a = planner::advice(&err, &i, &o.model);
+    assert!(a.starts_with("a batch larger than 512 sequences"), "{a}");
+    let (i, _) = Inputs::from_query(
+        "assume=practice&model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=2048",
+    );
+    assert!(planner::optimum(&i).is_ok());
 }
 
 /// Choosing an H100 on the page brings its 8-GPU node: no more tensor
