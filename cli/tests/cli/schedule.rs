@@ -131,3 +131,42 @@ fn expert_parallelism_on_a_dense_model_says_why() {
         assert!(err.contains("needs a mixture of experts"), "{cmd}: {err}");
     }
 }
+
+/// ZB-V's shapes are refused in its own words: 2p stages of whole layers,
+/// at least 2p − 1 micro-batches.
+#[test]
+fn zb_v_shapes_are_refused_in_words() {
+    assert_errors(&[
+        (
+            &[
+                "schedule",
+                "--kind",
+                "zb-v",
+                "--devices",
+                "4",
+                "--layers",
+                "12",
+                "--micro-batches",
+                "8",
+            ],
+            "ZB-V's stages (2 × devices, in a V)",
+        ),
+        (
+            &[
+                "schedule",
+                "--kind",
+                "zb-v",
+                "--devices",
+                "4",
+                "--layers",
+                "16",
+                "--micro-batches",
+                "6",
+            ],
+            "ZB-V needs at least 2p − 1 micro-batches",
+        ),
+    ]);
+    let v = json_words("schedule --kind zb-v --devices 4 --layers 16 --micro-batches 8");
+    // (p − 1)·B/2 of idle per device over m(F + B + W), unit durations.
+    assert!((f(&v, "bubble_fraction") - 3.0 / 48.0).abs() < 1e-12, "{v}");
+}

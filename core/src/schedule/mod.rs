@@ -96,7 +96,11 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
     if let Some(stages) = stages {
         if spec.layers % stages != 0 {
             return Err(Error::NotDivisible {
-                what: "pipeline stages (devices × chunks)",
+                what: if spec.kind == ScheduleKind::ZbV {
+                    "ZB-V's stages (2 × devices, in a V)"
+                } else {
+                    "pipeline stages (devices × chunks)"
+                },
                 value: stages.into(),
                 of: "layers",
                 total: spec.layers.into(),
