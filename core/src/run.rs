@@ -479,44 +479,34 @@ pub fn run(
             micro_batches,
             ..*cfg
         };
-        // DualPipe needs m ≥ 2p (even), ZB-V m ≥ 2p − 1: a phase of a
+        // DualPipe needs an even m ≥ 2p, ZB-V m ≥ 2p − 1: a phase of a
         // small batch runs ZB-H1, their nearest schedule, and says so.
-        let e: Evaluation = match evaluate_with(model, hw, &phase_cfg, a) {
-            Err(Error::Incompatible { .. })
-                if matches!(
-                    cfg.pipeline_schedule,
-                    crate::cost::PipelineSchedule::DualPipe | crate::cost::PipelineSchedule::ZbV
-                ) =>
-            {
-                let (name, need) =
-                    if cfg.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe {
-                        ("DualPipe", "an even number, at least")
-                    } else {
-                        ("ZB-V", "at least")
-                    };
-                let least = if name == "ZB-V" {
-                    2 * cfg.pipe - 1
-                } else {
-                    2 * cfg.pipe
-                };
-                notes.push(alloc::format!(
-                    "the batch ramp's phase from {} tokens has {} micro-batches, too few for \
-                     {name} over {} stages (it needs {need} {least}): that phase runs ZB-H1",
-                    math::round_sig(r.start_tokens, 3),
-                    micro_batches,
-                    cfg.pipe,
-                ));
-                evaluate_with(
-                    model,
-                    hw,
-                    &Config {
-                        pipeline_schedule: crate::cost::PipelineSchedule::ZbH1,
-                        ..phase_cfg
-                    },
-                    a,
-                )?
-            }
-            r => r?,
+        let s = cfg.pipeline_schedule;
+        let e: Evaluation = if cfg.pipe > 1 && !s.fits_micro_batches(cfg.pipe, micro_batches) {
+            let name = if s == crate::cost::PipelineSchedule::DualPipe {
+                "DualPipe"
+            } else {
+                "ZB-V"
+            };
+            notes.push(alloc::format!(
+                "the batch ramp's phase from {} tokens has {} micro-batches, too few for \
+                 {name} over {} stages (it needs {}): that phase runs ZB-H1",
+                math::round_sig(r.start_tokens, 3),
+                micro_batches,
+                cfg.pipe,
+                s.micro_batch_need(cfg.pipe),
+            ));
+            evaluate_with(
+                model,
+                hw,
+                &Config {
+                    pipeline_schedule: crate::cost::PipelineSchedule::ZbH1,
+                    ..phase_cfg
+                },
+                a,
+            )?
+        } else {
+            evaluate_with(model, hw, &phase_cfg, a)?
         };
         let steps = (end - r.start_tokens) / batch_tokens;
         phases.push(Phase {

@@ -655,14 +655,10 @@ fn zb_h1_bubble_and_memory_by_hand() {
     .is_err());
 }
 
-/// ZB-V (Qi et al. 2024, sec. 6): half ZB-H1's bubble; device i holds
-/// 2p − i half-stage micro-batches (p stage-sized on device 0, 1F1B's
-/// peak); the embedding and the head both on device 0; twice 1F1B's
-/// pipeline sends; refused with too few micro-batches or layers, with
-/// virtual stages, and under the paper's model.
-#[test]
-fn zb_v_bubble_memory_and_placement_by_hand() {
-    let cfg = |s, activation| Config {
+/// GPT-3 over 8 stages of 8 tensor ranks, 2 data ranks, 16 micro-batches
+/// of 1: the setting the zero-bubble schedules are checked on.
+fn gpt3_pp8(s: PipelineSchedule, activation: ActivationModel) -> Config {
+    Config {
         data: 2,
         pipe: 8,
         tensor: 8,
@@ -673,7 +669,17 @@ fn zb_v_bubble_memory_and_placement_by_hand() {
         zero: Zero::One,
         pipeline_schedule: s,
         ..Config::default()
-    };
+    }
+}
+
+/// ZB-V (Qi et al. 2024, sec. 6): half ZB-H1's bubble; device i holds
+/// 2p − i half-stage micro-batches (p stage-sized on device 0, 1F1B's
+/// peak); the embedding and the head both on device 0; twice 1F1B's
+/// pipeline sends; refused with too few micro-batches or layers, with
+/// virtual stages, and under the paper's model.
+#[test]
+fn zb_v_bubble_memory_and_placement_by_hand() {
+    let cfg = gpt3_pp8;
     let zbv = cfg(PipelineSchedule::ZbV, ActivationModel::None);
     let zbh1 = cfg(PipelineSchedule::ZbH1, ActivationModel::None);
     // (p−1)/m · (F + B − W)/(2(F + B + W)): 7/16 · 1/6, and 7/16 · 1/4
@@ -760,18 +766,7 @@ fn zb_v_bubble_memory_and_placement_by_hand() {
 /// m ≥ 2p.
 #[test]
 fn dualpipe_bubble_and_memory_by_hand() {
-    let cfg = |s, activation| Config {
-        data: 2,
-        pipe: 8,
-        tensor: 8,
-        micro_batch: 1,
-        micro_batches: 16,
-        activation,
-        sequence_parallel: true,
-        zero: Zero::One,
-        pipeline_schedule: s,
-        ..Config::default()
-    };
+    let cfg = gpt3_pp8;
     let dual = cfg(PipelineSchedule::DualPipe, ActivationModel::None);
     assert!(close(
         bubble_fraction(&dual, 96),

@@ -365,17 +365,16 @@ proptest::proptest! {
     }
 }
 
-/// DeepSeek-V3's run on DualPipe with its published batch ramp (3 072 →
-/// 15 360 sequences of 4 096 over the first 469 B tokens): the first
-/// phase's 24 micro-batches are too few for DualPipe over 16 stages (it
-/// needs 32), so that phase runs ZB-H1 and the run says so; the second
-/// runs DualPipe.
-#[test]
-fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
+/// DeepSeek-V3's run on `schedule` with its published batch ramp (3 072
+/// → 15 360 sequences of 4 096 over the first 469 B tokens): the first
+/// phase's 24 micro-batches are too few for DualPipe or ZB-V over 16
+/// stages, so that phase runs ZB-H1 and the run says so (with what the
+/// schedule needs); the second (120 micro-batches) runs `schedule`.
+fn ramp_on(schedule: plan3d_core::cost::PipelineSchedule, need: &str) -> run::Run {
     use plan3d_core::cost::{evaluate_with, PipelineSchedule};
     let (hw, a, cfg) = crate::moe::deepseek_v3_setting();
     let cfg = Config {
-        pipeline_schedule: PipelineSchedule::DualPipe,
+        pipeline_schedule: schedule,
         ..cfg
     };
     let s = RunSettings {
@@ -386,48 +385,9 @@ fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
     assert_eq!(r.phases.len(), 2);
     assert_eq!(r.phases[0].micro_batches, 24);
     assert!(
-        r.notes.iter().any(|n| n.contains("runs ZB-H1")),
-        "{:?}",
-        r.notes
-    );
-    let zb = Config {
-        micro_batches: 24,
-        pipeline_schedule: PipelineSchedule::ZbH1,
-        ..cfg
-    };
-    let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &zb, &a).unwrap();
-    assert_eq!(r.phases[0].step_seconds, e.step.0);
-    let dual = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
-    assert_eq!(r.phases[1].step_seconds, dual.step.0);
-    // Published: 2.664 M H800 GPU-hours of pre-training.
-    println!(
-        "DeepSeek-V3 run (DualPipe, ramp, interruptions): {:.1} wall days, {:.3} M GPU-hours",
-        r.wall_seconds / 86_400.0,
-        r.gpu_hours / 1e6
-    );
-    assert!((r.gpu_hours / 2.664e6 - 1.0).abs() < 0.2);
-}
-
-/// The same ramp on ZB-V: 24 micro-batches are too few over 16 stages (it
-/// needs 2p − 1 = 31), so the first phase runs ZB-H1 and says so; the
-/// second (120 micro-batches) runs ZB-V.
-#[test]
-fn a_zb_v_run_with_a_ramp_runs_small_phases_on_zb_h1() {
-    use plan3d_core::cost::{evaluate_with, PipelineSchedule};
-    let (hw, a, cfg) = crate::moe::deepseek_v3_setting();
-    let cfg = Config {
-        pipeline_schedule: PipelineSchedule::ZbV,
-        ..cfg
-    };
-    let s = RunSettings {
-        ramp: parse_ramp("0:12582912,469e9:62914560").unwrap(),
-        ..RunSettings::default()
-    };
-    let r = run::run(&model::DEEPSEEK_V3, &hw, &cfg, &a, &s).unwrap();
-    assert!(
         r.notes
             .iter()
-            .any(|n| n.contains("ZB-V over 16 stages (it needs at least 31)")
+            .any(|n| n.contains(&format!("over 16 stages (it needs {need})"))
                 && n.contains("runs ZB-H1")),
         "{:?}",
         r.notes
@@ -439,6 +399,27 @@ fn a_zb_v_run_with_a_ramp_runs_small_phases_on_zb_h1() {
     };
     let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &zb, &a).unwrap();
     assert_eq!(r.phases[0].step_seconds, e.step.0);
-    let v = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
-    assert_eq!(r.phases[1].step_seconds, v.step.0);
+    let own = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
+    assert_eq!(r.phases[1].step_seconds, own.step.0);
+    r
+}
+
+#[test]
+fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
+    let r = ramp_on(
+        plan3d_core::cost::PipelineSchedule::DualPipe,
+        "an even number, at least 32",
+    );
+    // Published: 2.664 M H800 GPU-hours of pre-training.
+    println!(
+        "DeepSeek-V3 run (DualPipe, ramp, interruptions): {:.1} wall days, {:.3} M GPU-hours",
+        r.wall_seconds / 86_400.0,
+        r.gpu_hours / 1e6
+    );
+    assert!((r.gpu_hours / 2.664e6 - 1.0).abs() < 0.2);
+}
+
+#[test]
+fn a_zb_v_run_with_a_ramp_runs_small_phases_on_zb_h1() {
+    ramp_on(plan3d_core::cost::PipelineSchedule::ZbV, "at least 31");
 }

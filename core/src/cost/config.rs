@@ -148,6 +148,28 @@ impl PipelineSchedule {
         }
     }
 
+    /// Can `m` micro-batches run this schedule over `pipe` > 1 stages?
+    /// DualPipe needs an even m of at least 2p, ZB-V at least 2p − 1 (its
+    /// first GPU's warm-up), the others any.
+    #[must_use]
+    pub fn fits_micro_batches(self, pipe: u32, m: u32) -> bool {
+        match self {
+            Self::DualPipe => m % 2 == 0 && m >= 2 * pipe,
+            Self::ZbV => m + 1 >= 2 * pipe,
+            _ => true,
+        }
+    }
+
+    /// What [`Self::fits_micro_batches`] asks, in words, for `pipe` stages.
+    #[must_use]
+    pub fn micro_batch_need(self, pipe: u32) -> alloc::string::String {
+        match self {
+            Self::DualPipe => alloc::format!("an even number, at least {}", 2 * pipe),
+            Self::ZbV => alloc::format!("at least {}", 2 * pipe - 1),
+            _ => alloc::string::String::from("at least one"),
+        }
+    }
+
     /// Parses [`Self::name`], case-insensitive.
     ///
     /// # Errors
@@ -419,7 +441,10 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
     }
     if cfg.pipeline_schedule == PipelineSchedule::DualPipe
         && cfg.pipe > 1
-        && (cfg.pipe % 2 != 0 || cfg.micro_batches % 2 != 0 || cfg.micro_batches < 2 * cfg.pipe)
+        && (cfg.pipe % 2 != 0
+            || !cfg
+                .pipeline_schedule
+                .fits_micro_batches(cfg.pipe, cfg.micro_batches))
     {
         return Err(Error::Incompatible {
             what: "DualPipe needs an even pipeline degree and an even number of micro-batches, at least twice the pipeline degree",
@@ -427,7 +452,10 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
     }
     if cfg.pipeline_schedule == PipelineSchedule::ZbV
         && cfg.pipe > 1
-        && (cfg.micro_batches + 1 < 2 * cfg.pipe || model.layers < 2 * cfg.pipe)
+        && (!cfg
+            .pipeline_schedule
+            .fits_micro_batches(cfg.pipe, cfg.micro_batches)
+            || model.layers < 2 * cfg.pipe)
     {
         return Err(Error::Incompatible {
             what: "ZB-V needs at least 2p − 1 micro-batches and 2p layers for a pipeline degree p (it cuts the model into 2p stages)",

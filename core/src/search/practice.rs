@@ -664,10 +664,13 @@ fn evaluate_candidate(
                 n += 1;
             };
             add(PipelineSchedule::ZbH1);
-            if m + 1 >= 2 * p && u64::from(layers) >= 2 * p {
+            let fits = |s: PipelineSchedule| {
+                s.fits_micro_batches(p as u32, u32::try_from(m).unwrap_or(u32::MAX))
+            };
+            if fits(PipelineSchedule::ZbV) && u64::from(layers) >= 2 * p {
                 add(PipelineSchedule::ZbV);
             }
-            if p % 2 == 0 && m % 2 == 0 && m >= 2 * p {
+            if p % 2 == 0 && fits(PipelineSchedule::DualPipe) {
                 add(PipelineSchedule::DualPipe);
             }
         }
