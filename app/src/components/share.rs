@@ -95,15 +95,20 @@ pub fn Share(
         let stem = what.split('-').next().unwrap_or(what);
         download_text(&export::file_name(&i, stem, ext), mime, &text);
     };
+    // The selected plan's schedule, simulated now if its card has not been
+    // near the screen (then it was not).
+    let timeline_now = move || {
+        live.wanted.set(true);
+        let tl = plan_tl.get_untracked();
+        live.wanted.set(false);
+        tl
+    };
     let export_svg = move |what: &'static str| {
         let i = inputs.get_untracked();
         let comment = format!("<!-- plan3d {what} for ?{} -->", i.to_query());
         let svg = match what {
             "schedule" => {
-                // Simulated now if its card has not been on screen.
-                live.wanted.set(true);
-                let tl = plan_tl.get_untracked();
-                live.wanted.set(false);
+                let tl = timeline_now();
                 let Some(p) = tl.0.as_ref() else { return };
                 p.schedule.to_svg()
             }
@@ -208,11 +213,8 @@ pub fn Share(
                     {button("Memory PNG", "export-memory-png", Box::new(move || download_canvas("memory-chart", &name("memory", "png"))))}
                     {button("Memory SVG", "export-memory-svg", Box::new(move || export_svg("memory")))}
                     {button("Schedule PNG", "export-schedule-png", Box::new(move || {
-                        // The whole step, drawn now: the card may never have
-                        // been on screen (then it was not simulated).
-                        live.wanted.set(true);
-                        let tl = plan_tl.get_untracked();
-                        live.wanted.set(false);
+                        // The whole step, drawn now.
+                        let tl = timeline_now();
                         if let (Some(p), Some(c)) = (tl.0.as_ref(), crate::dom::canvas_by_testid("timeline")) {
                             crate::timeline::draw(&c, &p.timeline, 1.0, crate::dom::dark_mode());
                         }
