@@ -16,6 +16,8 @@ pub(crate) fn floor(x: f64) -> f64 {
     libm::floor(x)
 }
 
+/// Used by the alloc-only modules (run, planner).
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 #[inline]
 pub(crate) fn sqrt(x: f64) -> f64 {
     libm::sqrt(x)
@@ -32,6 +34,7 @@ pub(crate) fn log10(x: f64) -> f64 {
 }
 
 /// Round to nearest, ties away from zero.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 #[inline]
 pub(crate) fn round(x: f64) -> f64 {
     libm::round(x)

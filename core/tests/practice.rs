@@ -798,3 +798,23 @@ fn dualpipe_bubble_and_memory_by_hand() {
     };
     assert!(evaluate_with(&GPT3, &hw, &odd, &a).is_err());
 }
+
+#[test]
+fn micro_batch_needs_in_words_match_the_rule() {
+    // DualPipe over 8 stages: an even count of at least 16.
+    let dual = PipelineSchedule::DualPipe;
+    assert_eq!(
+        dual.micro_batch_need(8).to_string(),
+        "an even number, at least 16"
+    );
+    assert!(dual.fits_micro_batches(8, 16) && !dual.fits_micro_batches(8, 17));
+    assert!(!dual.fits_micro_batches(8, 14));
+    // ZB-V over 8 stages: its first GPU's warm-up, 2p − 1 = 15.
+    let zbv = PipelineSchedule::ZbV;
+    assert_eq!(zbv.micro_batch_need(8).to_string(), "at least 15");
+    assert!(zbv.fits_micro_batches(8, 15) && !zbv.fits_micro_batches(8, 14));
+    assert_eq!(
+        PipelineSchedule::OneFOneB.micro_batch_need(8).to_string(),
+        "at least one"
+    );
+}

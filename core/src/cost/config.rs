@@ -160,13 +160,23 @@ impl PipelineSchedule {
         }
     }
 
-    /// What [`Self::fits_micro_batches`] asks, in words, for `pipe` stages.
+    /// What [`Self::fits_micro_batches`] asks for `pipe` stages; its
+    /// `Display` says it in words ("an even number, at least 16").
     #[must_use]
-    pub fn micro_batch_need(self, pipe: u32) -> alloc::string::String {
+    pub fn micro_batch_need(self, pipe: u32) -> MicroBatchNeed {
         match self {
-            Self::DualPipe => alloc::format!("an even number, at least {}", 2 * pipe),
-            Self::ZbV => alloc::format!("at least {}", 2 * pipe - 1),
-            _ => alloc::string::String::from("at least one"),
+            Self::DualPipe => MicroBatchNeed {
+                even: true,
+                at_least: 2 * pipe,
+            },
+            Self::ZbV => MicroBatchNeed {
+                even: false,
+                at_least: (2 * pipe).saturating_sub(1),
+            },
+            _ => MicroBatchNeed {
+                even: false,
+                at_least: 1,
+            },
         }
     }
 
@@ -233,6 +243,26 @@ impl ZeroR {
             .ok_or(Error::Unknown {
                 what: "ZeRO-R checkpoint placement",
             })
+    }
+}
+
+/// The micro-batch count a pipeline schedule asks for
+/// ([`PipelineSchedule::micro_batch_need`]), printable without `alloc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MicroBatchNeed {
+    /// The count must be even (DualPipe's two directions).
+    pub even: bool,
+    /// The fewest micro-batches.
+    pub at_least: u32,
+}
+
+impl core::fmt::Display for MicroBatchNeed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.even, self.at_least) {
+            (false, 1) => f.write_str("at least one"),
+            (true, n) => write!(f, "an even number, at least {n}"),
+            (false, n) => write!(f, "at least {n}"),
+        }
     }
 }
 

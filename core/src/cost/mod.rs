@@ -47,7 +47,7 @@ pub mod work;
 
 pub use assumptions::{AssumptionSet, Assumptions, Precision, Zero};
 pub use comm::{Transfer, TransferKind, Transfers};
-pub use config::{Config, Method, PipelineSchedule, ZeroR, MAX_DEGREE, MAX_GPUS};
+pub use config::{Config, Method, MicroBatchNeed, PipelineSchedule, ZeroR, MAX_DEGREE, MAX_GPUS};
 pub use evaluate::{evaluate, evaluate_with, Evaluation};
 pub use memory::{memory_per_gpu, ActivationModel, MemoryBreakdown, StageMemory, Stages};
 pub use overheads::Overheads;
