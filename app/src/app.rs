@@ -52,6 +52,9 @@ pub struct PlanTimeline {
     /// What stays on one GPU of the real plan, bytes (the strip shows the
     /// schedule as drawn, which may be scaled down).
     pub plan_memory: f64,
+    /// The real plan's estimated step, seconds (the simulation overlaps
+    /// data-parallel traffic its own way).
+    pub plan_step: f64,
 }
 
 /// The exhaustive search's answer.
@@ -291,6 +294,7 @@ pub fn App() -> impl IntoView {
                             .memory
                             .on_gpu(p.evaluation.config.offload)
                             .get(),
+                        plan_step: p.evaluation.step.0,
                     })
             })
         })))

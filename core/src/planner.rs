@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-use crate::cost::{Method, TransferKind};
+use crate::cost::{AssumptionSet, Assumptions, Method, TransferKind};
 use crate::error::Error;
 use crate::hardware::{Hardware, Link};
 use crate::model::ModelShape;
@@ -722,8 +722,14 @@ pub fn plan_schedule(
         (false, true) if c.pipeline_schedule == crate::cost::PipelineSchedule::ZbV => {
             ScheduleKind::ZbV
         }
+        (false, true) if c.virtual_stages > 1 => ScheduleKind::Interleaved,
         (false, true) => ScheduleKind::OneFOneB,
         (false, false) => ScheduleKind::Ga,
+    };
+    let chunks = if kind == ScheduleKind::Interleaved {
+        c.virtual_stages
+    } else {
+        1
     };
     let (pipe, nmu) = (c.pipe.max(1), c.micro_batches.max(1));
     // Standard pipelines cut the layers into equal stages: use the largest
@@ -733,6 +739,9 @@ pub fn plan_schedule(
         if kind == ScheduleKind::ZbV {
             // 2p equal stages.
             model.layers / (2 * pipe) * 2 * p
+        } else if kind == ScheduleKind::Interleaved {
+            // p·v equal chunks.
+            model.layers / (pipe * chunks) * p * chunks
         } else if matches!(
             kind,
             ScheduleKind::OneFOneB | ScheduleKind::ZbH1 | ScheduleKind::DualPipe
@@ -794,7 +803,12 @@ pub fn plan_schedule(
             });
         }
     }
-    let durations = Durations::from_cost_model(
+    if kind == ScheduleKind::Interleaved && n % p != 0 {
+        // The simulated interleaved schedule takes whole rounds of p
+        // micro-batches (Megatron's rule); the caption says what is shown.
+        n = (n / p).max(1) * p;
+    }
+    let paper = Durations::from_cost_model(
         model,
         hw,
         c.tensor,
@@ -803,19 +817,42 @@ pub fn plan_schedule(
         c.method.partitioned(),
         c.activation,
     )?;
+    // A practice plan is drawn with the practice evaluator's times and
+    // memory (one evaluator, two settings): its simulated step is the
+    // step the headline states, not the paper's perfect kernels.
+    let practice = (plan.evaluation.assumptions == AssumptionSet::Practice).then(|| Assumptions {
+        compute: plan.evaluation.compute,
+        ..AssumptionSet::Practice.knobs()
+    });
+    let durations = match &practice {
+        Some(a) => Durations::from_micro_batch(
+            &crate::cost::step::micro_batch_seconds(model, hw, &c, a),
+            layers_for(p) / p,
+            paper.cpu_gpu,
+        ),
+        None => paper,
+    };
     let mut spec = ScheduleSpec {
         kind,
         devices: p,
         layers: layers_for(p),
         micro_batches: n,
-        chunks: 1,
+        chunks,
         data: c.data,
-        partition: c.method.partitioned(),
+        // Under practice, per-use weight gathers are ZeRO-3's; ZeRO-3
+        // gathering once per step ("3-step") reduces like ZeRO-1.
+        partition: match &practice {
+            Some(_) => crate::cost::step::zero_of(&c) == crate::cost::Zero::Three,
+            None => c.method.partitioned(),
+        },
         offload: c.offload,
         durations,
         memory: MemorySizes::unit(),
     };
-    spec.memory = MemorySizes::from_cost_model(model, &spec, c.tensor, c.micro_batch);
+    spec.memory = match &practice {
+        Some(a) => MemorySizes::from_stage(&crate::cost::memory::stage_memory(model, &c, a, 0)),
+        None => MemorySizes::from_cost_model(model, &spec, c.tensor, c.micro_batch),
+    };
     let shown = ShownScale {
         devices: (p, pipe),
         micro_batches: (n, nmu),

@@ -729,20 +729,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // weights, else an all-reduce; ZeRO-2/3 reduce every micro-batch's
     // gradients, ZeRO-3 gathers the weights for the forward and the
     // backward of every micro-batch (or once per step).
-    let (layer_w, ends_w) = stage_params(model, cfg, 0);
-    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
-    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
-    // The routed experts' weights are reduced over the ep-fold smaller
-    // expert-data-parallel group; the rest over the data and context
-    // ranks (they hold the same weights).
-    let experts = stage_expert_params(model, cfg, 0);
-    let dense = params - experts;
-    let d = d * cp;
-    let d_e = d / f64::from(cfg.expert.max(1));
-    let data_bw = per_direction(hw, a, t * d <= node);
     let ring = |bytes_per_param: f64, factor: f64| {
-        ring_seconds(dense * bytes_per_param, d, factor, data_bw)
-            + ring_seconds(experts * bytes_per_param, d_e, factor, data_bw)
+        data_ring_seconds(model, hw, cfg, a, bytes_per_param, factor)
     };
     let grad = a.gradient_reduce_bytes;
     let weights = 2.0;
@@ -795,6 +783,13 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
 
     // The optimizer step: memory-bound over the local shard.
+    let (layer_w, ends_w) = stage_params(model, cfg, 0);
+    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
+    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
+    let experts = stage_expert_params(model, cfg, 0);
+    let dense = params - experts;
+    let d = d * cp;
+    let d_e = d / f64::from(cfg.expert.max(1));
     let (_, _, opt_shard) = zero.shards(d);
     let (_, _, opt_shard_e) = zero.shards(d_e);
     let optimizer =
@@ -814,5 +809,88 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         all_to_all_bytes: m * a2a_bytes_mb,
         context_ring_bytes: m * ring_bytes_mb,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
+    }
+}
+
+/// Seconds of one ring collective over the data-parallel ranks for the
+/// heaviest device's weights, `bytes_per_param` each (`factor` 2 for an
+/// all-reduce, 1 for a reduce-scatter or an all-gather): the routed
+/// experts' weights over the ep-fold smaller expert-data-parallel group,
+/// the rest over the data and context ranks (they hold the same weights),
+/// on NVLink while t·d·cp fits a node, else the network.
+#[must_use]
+pub fn data_ring_seconds(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+    bytes_per_param: f64,
+    factor: f64,
+) -> f64 {
+    let (layer_w, ends_w) = stage_params(model, cfg, 0);
+    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
+    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
+    let experts = stage_expert_params(model, cfg, 0);
+    let dense = params - experts;
+    let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
+    let d_e = d / f64::from(cfg.expert.max(1));
+    let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+    let data_bw = per_direction(hw, a, f64::from(cfg.tensor) * d <= node);
+    ring_seconds(dense * bytes_per_param, d, factor, data_bw)
+        + ring_seconds(experts * bytes_per_param, d_e, factor, data_bw)
+}
+
+/// One micro-batch on the heaviest device as [`step_time`] times it, cut
+/// into the passes a simulated schedule draws (the page's animation of a
+/// practice plan takes its durations from here, so that its step is the
+/// evaluator's, not the paper's perfect kernels).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MicroBatchSeconds {
+    /// The forward pass of every layer on the device: 1/passes of its
+    /// GEMMs, element-wise kernels and exposed tensor, context, expert
+    /// and offload traffic ([`passes`]).
+    pub forward: f64,
+    /// The backward pass, recomputation included: the other
+    /// (passes − 1)/passes.
+    pub backward: f64,
+    /// One pipeline send (one direction, one chunk).
+    pub send: f64,
+    /// The device's gradient reduction over the data ranks, whole (not
+    /// only what is left exposed): a reduce-scatter with ZeRO ≥ 1, else
+    /// an all-reduce, in the run's gradient precision.
+    pub reduce: f64,
+    /// The all-gather of the device's bf16 weights (ZeRO-1's after the
+    /// step, ZeRO-3's before each use).
+    pub restore: f64,
+    /// The optimizer step over the device's shard.
+    pub optimizer: f64,
+}
+
+/// [`MicroBatchSeconds`] of a configuration under `a`.
+#[must_use]
+pub fn micro_batch_seconds(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+) -> MicroBatchSeconds {
+    let parts = step_time(model, hw, cfg, a);
+    let m = f64::from(cfg.micro_batches.max(1));
+    let busy = (parts.compute
+        + parts.elementwise
+        + parts.tensor
+        + parts.context
+        + parts.expert
+        + parts.offload)
+        / m;
+    let passes = passes(cfg.activation);
+    let factor = if zero_of(cfg).stage() >= 1 { 1.0 } else { 2.0 };
+    MicroBatchSeconds {
+        forward: busy / passes,
+        backward: busy * (passes - 1.0) / passes,
+        send: parts.pipeline / m / (2.0 * f64::from(chunks_per_device(cfg))),
+        reduce: data_ring_seconds(model, hw, cfg, a, a.gradient_reduce_bytes, factor),
+        restore: data_ring_seconds(model, hw, cfg, a, 2.0, 1.0),
+        optimizer: parts.optimizer,
     }
 }

@@ -1,6 +1,8 @@
 //! Operation durations and memory sizes: unit values for teaching, or the
 //! cost model's.
 
+use crate::cost::memory::StageMemory;
+use crate::cost::step;
 use crate::error::{check_count, check_range, Error};
 use crate::hardware::{Hardware, Link};
 use crate::memory::ActivationModel;
@@ -115,6 +117,28 @@ impl Durations {
         })
     }
 
+    /// Durations in seconds from the practice evaluator
+    /// ([`step::micro_batch_seconds`]): one micro-batch's passes on the
+    /// heaviest device, the device's gradient reduction, weight gather and
+    /// optimizer step, each spread over the `layers` a device holds in
+    /// the simulated schedule, so that a simulated stage takes the
+    /// evaluator's time. The CPU-GPU copy keeps [`Self::from_cost_model`]'s
+    /// bytes over the CPU link.
+    #[must_use]
+    pub fn from_micro_batch(mb: &step::MicroBatchSeconds, layers: u32, cpu_gpu: f64) -> Self {
+        let l = f64::from(layers.max(1));
+        Self {
+            forward: mb.forward / l,
+            backward: mb.backward / l,
+            reduce: mb.reduce / l,
+            restore: mb.restore / l,
+            send: mb.send,
+            cpu_gpu,
+            optimizer: mb.optimizer / l,
+            unit: "s",
+        }
+    }
+
     pub(super) fn validate(&self) -> Result<(), Error> {
         for (what, v) in [
             ("forward duration", self.forward),
@@ -154,6 +178,31 @@ impl MemorySizes {
             resident: 0.0,
             checkpoint: 1.0,
             activations: 0.0,
+        }
+    }
+
+    /// Sizes of a practice plan's pipeline device ([`StageMemory`]):
+    /// resident its weights, gradients, optimizer state, logits and
+    /// reserve; per layer and micro-batch what it keeps until the backward
+    /// (its checkpoint, or every activation without recomputation); while
+    /// a pass runs, the layer's working set. Its simulated peak is then
+    /// the stage's memory when the schedule holds the same micro-batches
+    /// in flight.
+    #[must_use]
+    pub fn from_stage(stage: &StageMemory) -> Self {
+        let kept_slots = f64::from(stage.layers) * stage.in_flight;
+        Self {
+            resident: stage.weights.0
+                + stage.gradients.0
+                + stage.optimizer.0
+                + stage.logits.0
+                + stage.reserve.0,
+            checkpoint: if kept_slots > 0.0 {
+                stage.activations.0 / kept_slots
+            } else {
+                0.0
+            },
+            activations: stage.working.0,
         }
     }
 
