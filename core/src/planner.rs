@@ -827,7 +827,7 @@ pub fn plan_schedule(
     let durations = match &practice {
         Some(a) => Durations::from_micro_batch(
             &crate::cost::step::micro_batch_seconds(model, hw, &c, a),
-            layers_for(p) / p,
+            layers_for(p).div_ceil(p),
             paper.cpu_gpu,
         ),
         None => paper,
@@ -850,7 +850,10 @@ pub fn plan_schedule(
         memory: MemorySizes::unit(),
     };
     spec.memory = match &practice {
-        Some(a) => MemorySizes::from_stage(&crate::cost::memory::stage_memory(model, &c, a, 0)),
+        Some(a) => MemorySizes::from_stage(
+            &crate::cost::memory::stage_memory(model, &c, a, 0),
+            layers_for(p).div_ceil(p),
+        ),
         None => MemorySizes::from_cost_model(model, &spec, c.tensor, c.micro_batch),
     };
     let shown = ShownScale {

@@ -185,12 +185,14 @@ impl MemorySizes {
     /// resident its weights, gradients, optimizer state, logits and
     /// reserve; per layer and micro-batch what it keeps until the backward
     /// (its checkpoint, or every activation without recomputation); while
-    /// a pass runs, the layer's working set. Its simulated peak is then
-    /// the stage's memory when the schedule holds the same micro-batches
-    /// in flight.
+    /// a pass runs, the layer's working set. The stage's layers are
+    /// spread over the `layers` the simulated device holds (fewer when
+    /// the layers do not divide into equal chunks), so that its simulated
+    /// peak is the stage's memory when the schedule holds the same
+    /// micro-batches in flight.
     #[must_use]
-    pub fn from_stage(stage: &StageMemory) -> Self {
-        let kept_slots = f64::from(stage.layers) * stage.in_flight;
+    pub fn from_stage(stage: &StageMemory, layers: u32) -> Self {
+        let kept_slots = f64::from(layers.max(1)) * stage.in_flight;
         Self {
             resident: stage.weights.0
                 + stage.gradients.0
