@@ -5,7 +5,8 @@ use plan3d_core::api::{self, request::EvaluateRequest};
 use serde_json::Value;
 
 use crate::args::{HardwareArgs, PracticeArgs, ShapeArgs};
-use crate::output::to_json;
+use crate::output::{num, to_json};
+use crate::schedule::{schedule_json, schedule_text};
 
 #[derive(Args)]
 pub(crate) struct EvaluateArgs {
@@ -45,10 +46,15 @@ pub(crate) struct EvaluateArgs {
     pub(crate) hw: HardwareArgs,
     #[command(flatten)]
     pub(crate) practice: PracticeArgs,
+    /// Print the step's simulated timeline as the page animates it (the
+    /// plan's schedule kind, its setting's durations and memory): ascii,
+    /// svg or json.
+    #[arg(long, value_parser = ["ascii", "svg", "json"])]
+    pub(crate) timeline: Option<String>,
 }
 
-pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
-    to_json(api::evaluate(&EvaluateRequest {
+fn request(a: &EvaluateArgs) -> EvaluateRequest {
+    EvaluateRequest {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         method: a.method.clone(),
@@ -61,5 +67,43 @@ pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
         offload: a.offload,
         activations: a.activations.clone(),
         practice: a.practice.request(),
-    }))
+    }
+}
+
+pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
+    to_json(api::evaluate(&request(a)))
+}
+
+/// `--timeline`: the simulated step in the format asked, with a line (or
+/// fields) saying what is shown of the plan and its estimated step.
+pub(crate) fn timeline_cmd(a: &EvaluateArgs, format: &str) -> Result<String, String> {
+    let (s, shown, estimate) = api::evaluate_timeline(&request(a)).map_err(|e| e.to_string())?;
+    let of = |(shown, all): (u32, u32)| {
+        if shown == all {
+            format!("{all}")
+        } else {
+            format!("{shown} of {all}")
+        }
+    };
+    let what = format!(
+        "{} stages, {} micro-batches; the plan's estimated step {} s",
+        of(shown.devices),
+        of(shown.micro_batches),
+        num(estimate)
+    );
+    match format {
+        "svg" => Ok(s.to_svg()),
+        "json" => {
+            let mut v = schedule_json(&s)?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("shown_devices".into(), shown.devices.0.into());
+                o.insert("plan_devices".into(), shown.devices.1.into());
+                o.insert("shown_micro_batches".into(), shown.micro_batches.0.into());
+                o.insert("plan_micro_batches".into(), shown.micro_batches.1.into());
+                o.insert("estimated_step_seconds".into(), estimate.into());
+            }
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())
+        }
+        _ => Ok(format!("{}\nshown: {what}", schedule_text(&s))),
+    }
 }

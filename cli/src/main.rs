@@ -21,7 +21,7 @@ use clap::{Parser, Subcommand};
 
 use crate::args::{HardwareArgs, ShapeArgs};
 use crate::estimate::estimate_cmd;
-use crate::evaluate::{evaluate_cmd, EvaluateArgs};
+use crate::evaluate::{evaluate_cmd, timeline_cmd, EvaluateArgs};
 use crate::hardware::hardware_cmd;
 use crate::model::model_cmd;
 use crate::output::table;
@@ -142,7 +142,10 @@ fn run(cli: &Cli) -> Result<String, String> {
     let value = match &cli.command {
         Command::Model { name, shape } => model_cmd(name.as_deref(), shape)?,
         Command::Hardware { hw } => hardware_cmd(hw)?,
-        Command::Evaluate(args) => evaluate_cmd(args)?,
+        Command::Evaluate(args) => match &args.timeline {
+            Some(format) => return timeline_cmd(args, format),
+            None => evaluate_cmd(args)?,
+        },
         Command::Schedule(args) => {
             let sched = schedule_cmd(args)?;
             if args.svg {

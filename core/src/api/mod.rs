@@ -395,6 +395,36 @@ pub fn hardware(r: &HardwareRequest) -> Result<HardwareReport, ApiError> {
 /// An invalid model, hardware or name, a batch that is not data ×
 /// micro-batches × micro-batch, or what [`crate::evaluate`] rejects.
 pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
+    let (_, hw, e) = evaluation_of(r)?;
+    Ok(EvaluationReport::new(&e, &hw))
+}
+
+/// `plan3d evaluate --timeline`: the configuration's step as the page
+/// animates it ([`planner::plan_schedule`]: the plan's own schedule kind,
+/// with the durations and memory of its setting; scaled down beyond
+/// [`planner::MAX_PAGE_OPS`] operations, which the second value says).
+///
+/// # Errors
+///
+/// As [`evaluate`], or a plan the schedules cannot draw.
+pub fn evaluate_timeline(
+    r: &EvaluateRequest,
+) -> Result<(Schedule, planner::ShownScale, f64), ApiError> {
+    let (m, hw, e) = evaluation_of(r)?;
+    let plan = search::Plan {
+        method: e.config.method,
+        parallelism: Parallelism::ThreeD,
+        evaluation: e,
+        binding: search::Bindings::default(),
+    };
+    let (s, shown) = planner::plan_schedule(&m, &hw, &plan)?;
+    Ok((s, shown, e.step.0))
+}
+
+/// The model, hardware and evaluation of an [`EvaluateRequest`].
+fn evaluation_of(
+    r: &EvaluateRequest,
+) -> Result<(ModelShape, Hardware, crate::cost::Evaluation), ApiError> {
     let m = shape(&r.model)?;
     let hw = hardware_of(&r.hardware)?;
     let a = assumptions_of(&r.practice)?;
@@ -463,7 +493,7 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
         }
     }
     let e = evaluate_with(&m, &hw, &cfg, &a)?;
-    Ok(EvaluationReport::new(&e, &hw))
+    Ok((m, hw, e))
 }
 
 /// `plan3d plan`: the rules' plan, or the exhaustive optimum with its
