@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::args::{HardwareArgs, PracticeArgs, ShapeArgs};
 use crate::output::{num, to_json};
-use crate::schedule::{schedule_json, schedule_text};
+use crate::schedule::schedule_text;
 
 #[derive(Args)]
 pub(crate) struct EvaluateArgs {
@@ -77,33 +77,23 @@ pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
 /// `--timeline`: the simulated step in the format asked, with a line (or
 /// fields) saying what is shown of the plan and its estimated step.
 pub(crate) fn timeline_cmd(a: &EvaluateArgs, format: &str) -> Result<String, String> {
-    let (s, shown, estimate) = api::evaluate_timeline(&request(a)).map_err(|e| e.to_string())?;
-    let of = |(shown, all): (u32, u32)| {
+    let (s, t) = api::evaluate_timeline(&request(a)).map_err(|e| e.to_string())?;
+    let of = |shown: u32, all: u32| {
         if shown == all {
             format!("{all}")
         } else {
             format!("{shown} of {all}")
         }
     };
-    let what = format!(
-        "{} stages, {} micro-batches; the plan's estimated step {} s",
-        of(shown.devices),
-        of(shown.micro_batches),
-        num(estimate)
-    );
     match format {
         "svg" => Ok(s.to_svg()),
-        "json" => {
-            let mut v = schedule_json(&s)?;
-            if let Some(o) = v.as_object_mut() {
-                o.insert("shown_devices".into(), shown.devices.0.into());
-                o.insert("plan_devices".into(), shown.devices.1.into());
-                o.insert("shown_micro_batches".into(), shown.micro_batches.0.into());
-                o.insert("plan_micro_batches".into(), shown.micro_batches.1.into());
-                o.insert("estimated_step_seconds".into(), estimate.into());
-            }
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())
-        }
-        _ => Ok(format!("{}\nshown: {what}", schedule_text(&s))),
+        "json" => serde_json::to_string_pretty(&t).map_err(|e| e.to_string()),
+        _ => Ok(format!(
+            "{}\nshown: {} stages, {} micro-batches; the plan's estimated step {} s",
+            schedule_text(&s),
+            of(t.shown_devices, t.plan_devices),
+            of(t.shown_micro_batches, t.plan_micro_batches),
+            num(t.estimated_step_seconds)
+        )),
     }
 }

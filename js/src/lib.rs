@@ -138,6 +138,17 @@ pub fn schedule(request: JsValue) -> Result<JsValue, JsError> {
     )?))
 }
 
+/// `plan3d evaluate --timeline json`: an `evaluate` request's step as the
+/// page animates it, with what of the plan it shows.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request.
+#[wasm_bindgen]
+pub fn timeline(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::evaluate_timeline(&from_js::<request::EvaluateRequest>(request)?).map(|(_, t)| t))
+}
+
 /// `plan3d zero`: `zero(params, dp, stage, k = 12)`.
 ///
 /// # Errors

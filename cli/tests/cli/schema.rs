@@ -119,6 +119,13 @@ fn every_output_has_the_schemas_fields() {
             assert!(optional.contains(&k.as_str()), "{cmd}: no {k}");
         }
     }
+    // `evaluate --timeline json` writes a TimelineReport (no `--json`).
+    let cmd = "evaluate --model gpt-3 --assumptions practice --data 4 --pipe 4 --tensor 8 \
+               --micro-batches 8 --virtual-stages 2 --timeline json";
+    let v: Value = serde_json::from_slice(&plan3d_words(cmd).stdout).unwrap();
+    conforms(&s, &def("TimelineReport"), &v, cmd);
+    let have: BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(have, names(&s, &def("TimelineReport")));
     let rows: Value = serde_json::from_slice(
         &plan3d_words("sweep --from 1e9 --to 1e15 --points 5 --json").stdout,
     )

@@ -47,7 +47,7 @@ use crate::{estimate as estimate_mod, planner, zero as zero_mod};
 
 use report::{
     EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RulesReport,
-    RunReport, ScheduleReport, SweepRowReport, ZeroReport,
+    RunReport, ScheduleReport, SweepRowReport, TimelineReport, ZeroReport,
 };
 use request::{
     ConstraintsRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest,
@@ -402,14 +402,13 @@ pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
 /// `plan3d evaluate --timeline`: the configuration's step as the page
 /// animates it ([`planner::plan_schedule`]: the plan's own schedule kind,
 /// with the durations and memory of its setting; scaled down beyond
-/// [`planner::MAX_PAGE_OPS`] operations, which the second value says).
+/// [`planner::MAX_PAGE_OPS`] operations, which the report says), and the
+/// simulated schedule itself (for drawing).
 ///
 /// # Errors
 ///
 /// As [`evaluate`], or a plan the schedules cannot draw.
-pub fn evaluate_timeline(
-    r: &EvaluateRequest,
-) -> Result<(Schedule, planner::ShownScale, f64), ApiError> {
+pub fn evaluate_timeline(r: &EvaluateRequest) -> Result<(Schedule, TimelineReport), ApiError> {
     let (m, hw, e) = evaluation_of(r)?;
     let plan = search::Plan {
         method: e.config.method,
@@ -418,7 +417,15 @@ pub fn evaluate_timeline(
         binding: search::Bindings::default(),
     };
     let (s, shown) = planner::plan_schedule(&m, &hw, &plan)?;
-    Ok((s, shown, e.step.0))
+    let report = TimelineReport {
+        schedule: ScheduleReport::from(&s),
+        shown_devices: shown.devices.0,
+        plan_devices: shown.devices.1,
+        shown_micro_batches: shown.micro_batches.0,
+        plan_micro_batches: shown.micro_batches.1,
+        estimated_step_seconds: e.step.0,
+    };
+    Ok((s, report))
 }
 
 /// The model, hardware and evaluation of an [`EvaluateRequest`].

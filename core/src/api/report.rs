@@ -775,6 +775,28 @@ pub struct ScheduleReport {
     pub events: Vec<EventReport>,
 }
 
+/// `plan3d evaluate --timeline json`: a configuration's step as the page
+/// animates it, and what of the plan it shows.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TimelineReport {
+    /// The simulated step ([`ScheduleReport`]'s fields).
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub schedule: ScheduleReport,
+    /// Pipeline devices simulated (fewer than the plan's when scaled down).
+    pub shown_devices: u32,
+    /// The plan's pipeline devices.
+    pub plan_devices: u32,
+    /// Micro-batches simulated.
+    pub shown_micro_batches: u32,
+    /// The plan's micro-batches.
+    pub plan_micro_batches: u32,
+    /// The evaluator's step for the plan, seconds (the simulation overlaps
+    /// sends and data-parallel traffic its own way).
+    pub estimated_step_seconds: f64,
+}
+
 impl From<&Schedule> for ScheduleReport {
     fn from(s: &Schedule) -> Self {
         let spec = &s.spec;

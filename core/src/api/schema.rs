@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::report::{
     EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RunReport,
-    ScheduleReport, SweepRowReport, ZeroReport,
+    ScheduleReport, SweepRowReport, TimelineReport, ZeroReport,
 };
 use super::request::{
     EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, RunRequest, ScheduleRequest,
@@ -28,6 +28,7 @@ pub fn json_schema() -> Value {
     g.subschema_for::<RunReport>();
     g.subschema_for::<SweepRowReport>();
     g.subschema_for::<ScheduleReport>();
+    g.subschema_for::<TimelineReport>();
     g.subschema_for::<ZeroReport>();
     g.subschema_for::<EstimateReport>();
     g.subschema_for::<ModelRequest>();

@@ -134,6 +134,13 @@ fn results_equal_cores_and_errors_are_thrown() {
         json!({ "kind": "interleaved", "devices": 2, "layers": 8, "chunks": 2, "reduce": 0.5, "data": 2 }),
         api::schedule,
     );
+    check(
+        &b,
+        "timeline",
+        json!({ "model": "gpt-3", "assumptions": "practice", "data": 4, "pipe": 4,
+                "tensor": 8, "micro_batches": 8, "virtual_stages": 2 }),
+        |r: &request::EvaluateRequest| api::evaluate_timeline(r).map(|(_, t)| t),
+    );
     let z = call(&b, "zero", &json!(null));
     assert!(z["err"].is_string(), "zero() without arguments: {z}");
 
