@@ -5,8 +5,8 @@ use plan3d_core::api::{self, request::EvaluateRequest};
 use serde_json::Value;
 
 use crate::args::{HardwareArgs, PracticeArgs, ShapeArgs};
-use crate::output::{num, to_json};
-use crate::schedule::schedule_text;
+use crate::output::to_json;
+use crate::schedule::timeline_output;
 
 #[derive(Args)]
 pub(crate) struct EvaluateArgs {
@@ -74,26 +74,8 @@ pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
     to_json(api::evaluate(&request(a)))
 }
 
-/// `--timeline`: the simulated step in the format asked, with a line (or
-/// fields) saying what is shown of the plan and its estimated step.
+/// `--timeline`: the configuration's simulated step.
 pub(crate) fn timeline_cmd(a: &EvaluateArgs, format: &str) -> Result<String, String> {
     let (s, t) = api::evaluate_timeline(&request(a)).map_err(|e| e.to_string())?;
-    let of = |shown: u32, all: u32| {
-        if shown == all {
-            format!("{all}")
-        } else {
-            format!("{shown} of {all}")
-        }
-    };
-    match format {
-        "svg" => Ok(s.to_svg()),
-        "json" => serde_json::to_string_pretty(&t).map_err(|e| e.to_string()),
-        _ => Ok(format!(
-            "{}\nshown: {} stages, {} micro-batches; the plan's estimated step {} s",
-            schedule_text(&s),
-            of(t.shown_devices, t.plan_devices),
-            of(t.shown_micro_batches, t.plan_micro_batches),
-            num(t.estimated_step_seconds)
-        )),
-    }
+    timeline_output(&s, &t, format)
 }

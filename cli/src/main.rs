@@ -25,7 +25,7 @@ use crate::evaluate::{evaluate_cmd, timeline_cmd, EvaluateArgs};
 use crate::hardware::hardware_cmd;
 use crate::model::model_cmd;
 use crate::output::table;
-use crate::plan::{plan_cmd, PlanArgs};
+use crate::plan::{plan_cmd, plan_timeline_cmd, PlanCmdArgs};
 use crate::run::{run_cmd, RunArgs};
 use crate::schedule::{schedule_cmd, schedule_json, schedule_text, ScheduleArgs};
 use crate::sweep::{csv, sweep_cmd, sweep_table, SweepArgs};
@@ -79,7 +79,7 @@ enum Command {
         k: f64,
     },
     /// The fastest plan for a method and parallelism setting, and why.
-    Plan(PlanArgs),
+    Plan(PlanCmdArgs),
     /// A plan's whole run: wall-clock days (batch ramp, checkpoints,
     /// interruptions), goodput, GPU-hours, cost, energy. Practice by default.
     Run(Box<RunArgs>),
@@ -171,7 +171,10 @@ fn run(cli: &Cli) -> Result<String, String> {
             }
             serde_json::to_value(rows).map_err(|e| e.to_string())?
         }
-        Command::Plan(args) => plan_cmd(args)?,
+        Command::Plan(args) => match &args.timeline {
+            Some(format) => return plan_timeline_cmd(&args.plan, format),
+            None => plan_cmd(&args.plan)?,
+        },
         Command::Run(args) => run_cmd(args)?,
         Command::Sweep(args) => {
             let rows = sweep_cmd(args)?;

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::args::{ConstraintArgs, HardwareArgs, PracticeArgs, ShapeArgs};
 use crate::output::to_json;
+use crate::schedule::timeline_output;
 
 #[derive(Args)]
 pub(crate) struct PlanArgs {
@@ -42,8 +43,25 @@ pub(crate) struct PlanArgs {
     pub(crate) micro_batch: Option<u32>,
 }
 
+/// `plan3d plan`: [`PlanArgs`] and what only `plan` prints.
+#[derive(Args)]
+pub(crate) struct PlanCmdArgs {
+    #[command(flatten)]
+    pub(crate) plan: PlanArgs,
+    /// Print the plan's simulated step as the page animates it instead of
+    /// the plan: ascii, svg or json (as `evaluate --timeline`).
+    #[arg(long, value_parser = ["ascii", "svg", "json"])]
+    pub(crate) timeline: Option<String>,
+}
+
 pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
     to_json(api::plan(&request(a)))
+}
+
+/// `plan --timeline`: the plan's simulated step.
+pub(crate) fn plan_timeline_cmd(a: &PlanArgs, format: &str) -> Result<String, String> {
+    let (s, t) = api::plan_timeline(&request(a)).map_err(|e| e.to_string())?;
+    timeline_output(&s, &t, format)
 }
 
 /// The request these flags make.

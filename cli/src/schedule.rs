@@ -1,7 +1,11 @@
 //! `plan3d schedule`: a training step's timeline, simulated.
 
 use clap::Args;
-use plan3d_core::api::{self, report::ScheduleReport, request::ScheduleRequest};
+use plan3d_core::api::{
+    self,
+    report::{ScheduleReport, TimelineReport},
+    request::ScheduleRequest,
+};
 use plan3d_core::schedule;
 use serde_json::Value;
 
@@ -119,4 +123,32 @@ pub(crate) fn schedule_text(sched: &schedule::Schedule) -> String {
         num(sched.exposed_communication),
         sched.spec.durations.unit
     )
+}
+
+/// `evaluate --timeline` and `plan --timeline`: the simulated step in the
+/// format asked, with a line (or fields) saying what is shown of the plan
+/// and its estimated step.
+pub(crate) fn timeline_output(
+    s: &schedule::Schedule,
+    t: &TimelineReport,
+    format: &str,
+) -> Result<String, String> {
+    let of = |shown: u32, all: u32| {
+        if shown == all {
+            format!("{all}")
+        } else {
+            format!("{shown} of {all}")
+        }
+    };
+    match format {
+        "svg" => Ok(s.to_svg()),
+        "json" => serde_json::to_string_pretty(t).map_err(|e| e.to_string()),
+        _ => Ok(format!(
+            "{}\nshown: {} stages, {} micro-batches; the plan's estimated step {} s",
+            schedule_text(s),
+            of(t.shown_devices, t.plan_devices),
+            of(t.shown_micro_batches, t.plan_micro_batches),
+            num(t.estimated_step_seconds)
+        )),
+    }
 }

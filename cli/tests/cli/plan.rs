@@ -106,3 +106,46 @@ fn plan_and_sweep_errors() {
     ];
     assert_errors(cases);
 }
+
+/// `plan --timeline`: the plan found, as the page animates it. GPT-3
+/// under the paper's rules: the improved method's modular pipeline over
+/// the plan's own stages and micro-batches, the plan's step as the
+/// estimate; under practice on 1 024 A100s, the search's plan with its
+/// setting's durations (its simulated step within 10 % of the estimate).
+#[test]
+fn plan_timeline_draws_the_plan_found() {
+    for line in [
+        "plan --model gpt-3",
+        "plan --model gpt-3 --assumptions practice --gpu a100-80gb --node-size 8 --max-gpus 1024",
+    ] {
+        let p = json_words(line);
+        let out = plan3d_words(&format!("{line} --timeline json"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(f(&t, "plan_devices"), f(&p, "pipe"), "{line}");
+        assert_eq!(
+            f(&t, "plan_micro_batches"),
+            f(&p, "micro_batches"),
+            "{line}"
+        );
+        assert_eq!(
+            f(&t, "estimated_step_seconds"),
+            f(&p, "step_seconds"),
+            "{line}"
+        );
+        let err = f(&t, "makespan") / f(&p, "step_seconds") - 1.0;
+        assert!(err.abs() < 0.1, "{line}: {err}");
+    }
+    assert_eq!(
+        json_words("plan --model gpt-3")["method"],
+        "improved",
+        "the paper's default method"
+    );
+    let text = plan3d_words("plan --model gpt-3 --timeline ascii");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("modular schedule: makespan"), "{text}");
+}

@@ -416,14 +416,23 @@ pub fn evaluate_timeline(r: &EvaluateRequest) -> Result<(Schedule, TimelineRepor
         evaluation: e,
         binding: search::Bindings::default(),
     };
-    let (s, shown) = planner::plan_schedule(&m, &hw, &plan)?;
+    timeline_of(&m, &hw, &plan)
+}
+
+/// A plan's simulated step ([`planner::plan_schedule`]) and its report.
+fn timeline_of(
+    m: &ModelShape,
+    hw: &Hardware,
+    plan: &search::Plan,
+) -> Result<(Schedule, TimelineReport), ApiError> {
+    let (s, shown) = planner::plan_schedule(m, hw, plan)?;
     let report = TimelineReport {
         schedule: ScheduleReport::from(&s),
         shown_devices: shown.devices.0,
         plan_devices: shown.devices.1,
         shown_micro_batches: shown.micro_batches.0,
         plan_micro_batches: shown.micro_batches.1,
-        estimated_step_seconds: e.step.0,
+        estimated_step_seconds: plan.evaluation.step.0,
     };
     Ok((s, report))
 }
@@ -511,6 +520,24 @@ fn evaluation_of(
 /// Invalid inputs, `any` method with the rules, an unknown search, or no
 /// plan.
 pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
+    plan_with(r).map(|(.., report)| report)
+}
+
+/// `plan3d plan --timeline`: the plan [`plan`] finds, its step as the page
+/// animates it (see [`evaluate_timeline`]).
+///
+/// # Errors
+///
+/// As [`plan`], or a plan the schedules cannot draw.
+pub fn plan_timeline(r: &PlanRequest) -> Result<(Schedule, TimelineReport), ApiError> {
+    let (m, hw, p, _) = plan_with(r)?;
+    timeline_of(&m, &hw, &p)
+}
+
+/// [`plan`]'s model, hardware, plan and report.
+fn plan_with(
+    r: &PlanRequest,
+) -> Result<(ModelShape, Hardware, search::Plan, PlanReport), ApiError> {
     let m = shape(&r.model)?;
     let hw = hardware_of(&r.hardware)?;
     let c = constraints_of(&r.constraints)?;
@@ -560,12 +587,8 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
                 .is_some_and(|s| s.eq_ignore_ascii_case("any")),
         };
         let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
-        return Ok(PlanReport::exhaustive(
-            &best,
-            &hw,
-            &[best.best.evaluation],
-            None,
-        ));
+        let report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None);
+        return Ok((m, hw, best.best, report));
     }
     let method = if method_name.eq_ignore_ascii_case("any") {
         None
@@ -577,7 +600,8 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
             let method =
                 method.ok_or("the rules need a method; use --search exhaustive for any")?;
             let p = search::rules(&m, &hw, method, par, &c)?;
-            Ok(PlanReport::new(&p, &hw, "rules"))
+            let report = PlanReport::new(&p, &hw, "rules");
+            Ok((m, hw, p, report))
         }
         "exhaustive" => {
             let best = search::exhaustive(&m, &hw, method, par, &c)?;
@@ -595,7 +619,8 @@ pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
                     gpu_ratio: p.evaluation.gpus as f64 / best.best.evaluation.gpus as f64,
                     optimal: planner::standing(&p, &best, &c) == planner::Standing::Optimal,
                 });
-            Ok(PlanReport::exhaustive(&best, &hw, &front, rules))
+            let report = PlanReport::exhaustive(&best, &hw, &front, rules);
+            Ok((m, hw, best.best, report))
         }
         other => Err(ApiError(format!(
             "unknown search '{other}': use rules or exhaustive"
