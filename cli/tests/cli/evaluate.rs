@@ -128,13 +128,7 @@ fn evaluate_timeline_is_the_pages_step() {
                 --virtual-stages 4 --micro-batch 1 --global-batch 2048 --sequence-parallel \
                 --zero 1 --recompute full";
     let e = json_words(line);
-    let out = plan3d_words(&format!("{line} --timeline json"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = timeline_json(line);
     assert_eq!(t["kind"], "interleaved");
     assert_eq!(
         (f(&t, "shown_devices"), f(&t, "plan_devices")),

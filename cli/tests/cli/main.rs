@@ -29,6 +29,18 @@ fn json_words(line: &str) -> Value {
     json(&line.split_whitespace().collect::<Vec<_>>())
 }
 
+/// The `--timeline json` of a command line (evaluate or plan), which must
+/// succeed.
+fn timeline_json(line: &str) -> Value {
+    let out = plan3d_words(&format!("{line} --timeline json"));
+    assert!(
+        out.status.success(),
+        "{line} --timeline json failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
 /// [`plan3d`] of a command line written as one string of words.
 fn plan3d_words(line: &str) -> Output {
     plan3d(&line.split_whitespace().collect::<Vec<_>>())

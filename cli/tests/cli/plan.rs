@@ -119,13 +119,7 @@ fn plan_timeline_draws_the_plan_found() {
         "plan --model gpt-3 --assumptions practice --gpu a100-80gb --node-size 8 --max-gpus 1024",
     ] {
         let p = json_words(line);
-        let out = plan3d_words(&format!("{line} --timeline json"));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let t = timeline_json(line);
         assert_eq!(f(&t, "plan_devices"), f(&p, "pipe"), "{line}");
         assert_eq!(
             f(&t, "plan_micro_batches"),
