@@ -729,9 +729,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // weights, else an all-reduce; ZeRO-2/3 reduce every micro-batch's
     // gradients, ZeRO-3 gathers the weights for the forward and the
     // backward of every micro-batch (or once per step).
-    let ring = |bytes_per_param: f64, factor: f64| {
-        data_ring_seconds(model, hw, cfg, a, bytes_per_param, factor)
-    };
+    let rings = DataRing::new(model, hw, cfg, a);
+    let ring = |bytes_per_param: f64, factor: f64| rings.seconds(bytes_per_param, factor);
     let grad = a.gradient_reduce_bytes;
     let weights = 2.0;
     let zero = zero_of(cfg);
@@ -783,17 +782,11 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
 
     // The optimizer step: memory-bound over the local shard.
-    let (layer_w, ends_w) = stage_params(model, cfg, 0);
-    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
-    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
-    let experts = stage_expert_params(model, cfg, 0);
-    let dense = params - experts;
-    let d = d * cp;
-    let d_e = d / f64::from(cfg.expert.max(1));
-    let (_, _, opt_shard) = zero.shards(d);
-    let (_, _, opt_shard_e) = zero.shards(d_e);
-    let optimizer =
-        (dense / opt_shard + experts / opt_shard_e) * a.precision.optimizer_traffic() / mem_bw;
+    let (_, _, opt_shard) = zero.shards(rings.ranks);
+    let (_, _, opt_shard_e) = zero.shards(rings.expert_ranks);
+    let optimizer = (rings.dense / opt_shard + rings.experts / opt_shard_e)
+        * a.precision.optimizer_traffic()
+        / mem_bw;
 
     StepTime {
         compute: m * compute_mb,
@@ -812,32 +805,55 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     }
 }
 
-/// Seconds of one ring collective over the data-parallel ranks for the
-/// heaviest device's weights, `bytes_per_param` each (`factor` 2 for an
-/// all-reduce, 1 for a reduce-scatter or an all-gather): the routed
-/// experts' weights over the ep-fold smaller expert-data-parallel group,
-/// the rest over the data and context ranks (they hold the same weights),
-/// on NVLink while t·d·cp fits a node, else the network.
-#[must_use]
-pub fn data_ring_seconds(
-    model: &ModelShape,
-    hw: &Hardware,
-    cfg: &Config,
-    a: &Assumptions,
-    bytes_per_param: f64,
-    factor: f64,
-) -> f64 {
-    let (layer_w, ends_w) = stage_params(model, cfg, 0);
-    let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
-    let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
-    let experts = stage_expert_params(model, cfg, 0);
-    let dense = params - experts;
-    let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
-    let d_e = d / f64::from(cfg.expert.max(1));
-    let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
-    let data_bw = per_direction(hw, a, f64::from(cfg.tensor) * d <= node);
-    ring_seconds(dense * bytes_per_param, d, factor, data_bw)
-        + ring_seconds(experts * bytes_per_param, d_e, factor, data_bw)
+/// Ring collectives over the data-parallel ranks for the heaviest
+/// device's weights: the routed experts' weights over the ep-fold smaller
+/// expert-data-parallel group, the rest over the data and context ranks
+/// (they hold the same weights), on NVLink while t·d·cp fits a node, else
+/// the network.
+#[derive(Clone, Copy, Debug)]
+pub struct DataRing {
+    dense: f64,
+    experts: f64,
+    ranks: f64,
+    expert_ranks: f64,
+    bandwidth: f64,
+}
+
+impl DataRing {
+    /// The rings of a configuration under `a`.
+    #[must_use]
+    pub fn new(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> Self {
+        let (layer_w, ends_w) = stage_params(model, cfg, 0);
+        let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
+        let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
+        let experts = stage_expert_params(model, cfg, 0);
+        let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
+        let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+        Self {
+            dense: params - experts,
+            experts,
+            ranks: d,
+            expert_ranks: d / f64::from(cfg.expert.max(1)),
+            bandwidth: per_direction(hw, a, f64::from(cfg.tensor) * d <= node),
+        }
+    }
+
+    /// Seconds of one collective of `bytes_per_param` per weight (`factor`
+    /// 2 for an all-reduce, 1 for a reduce-scatter or an all-gather).
+    #[must_use]
+    pub fn seconds(&self, bytes_per_param: f64, factor: f64) -> f64 {
+        ring_seconds(
+            self.dense * bytes_per_param,
+            self.ranks,
+            factor,
+            self.bandwidth,
+        ) + ring_seconds(
+            self.experts * bytes_per_param,
+            self.expert_ranks,
+            factor,
+            self.bandwidth,
+        )
+    }
 }
 
 /// One micro-batch on the heaviest device as [`step_time`] times it, cut
@@ -885,12 +901,13 @@ pub fn micro_batch_seconds(
         / m;
     let passes = passes(cfg.activation);
     let factor = if zero_of(cfg).stage() >= 1 { 1.0 } else { 2.0 };
+    let rings = DataRing::new(model, hw, cfg, a);
     MicroBatchSeconds {
         forward: busy / passes,
         backward: busy * (passes - 1.0) / passes,
         send: parts.pipeline / m / (2.0 * f64::from(chunks_per_device(cfg))),
-        reduce: data_ring_seconds(model, hw, cfg, a, a.gradient_reduce_bytes, factor),
-        restore: data_ring_seconds(model, hw, cfg, a, 2.0, 1.0),
+        reduce: rings.seconds(a.gradient_reduce_bytes, factor),
+        restore: rings.seconds(2.0, 1.0),
         optimizer: parts.optimizer,
     }
 }
