@@ -149,6 +149,17 @@ pub fn timeline(request: JsValue) -> Result<JsValue, JsError> {
     answer(api::evaluate_timeline(&from_js::<request::EvaluateRequest>(request)?).map(|(_, t)| t))
 }
 
+/// `plan3d plan --timeline json`: the plan a `plan` request finds, its
+/// step as the page animates it.
+///
+/// # Errors
+///
+/// A thrown `Error` for a bad request or no plan.
+#[wasm_bindgen(js_name = planTimeline)]
+pub fn plan_timeline(request: JsValue) -> Result<JsValue, JsError> {
+    answer(api::plan_timeline(&from_js::<request::PlanRequest>(request)?).map(|(_, t)| t))
+}
+
 /// `plan3d zero`: `zero(params, dp, stage, k = 12)`.
 ///
 /// # Errors

@@ -141,6 +141,12 @@ fn results_equal_cores_and_errors_are_thrown() {
                 "tensor": 8, "micro_batches": 8, "virtual_stages": 2 }),
         |r: &request::EvaluateRequest| api::evaluate_timeline(r).map(|(_, t)| t),
     );
+    check(
+        &b,
+        "planTimeline",
+        json!({ "model": "gpt-3", "assumptions": "practice", "node_size": 8, "max_gpus": 512 }),
+        |r: &request::PlanRequest| api::plan_timeline(r).map(|(_, t)| t),
+    );
     let z = call(&b, "zero", &json!(null));
     assert!(z["err"].is_string(), "zero() without arguments: {z}");
 
