@@ -1,0 +1,205 @@
+//! One candidate (t, cp, p, b, d, m) of the practice search and its
+//! evaluation over the remaining choices: virtual stages, schedule,
+//! sequence parallelism, expert degree, recomputation, ZeRO-R and ZeRO,
+//! with the dominance of [`super`]'s documentation.
+
+use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, RECOMPUTE};
+use super::{better, bubble_factor, Space};
+use crate::cost::assumptions::Assumptions;
+use crate::cost::{
+    evaluate_with, memory::Stages, Config, Evaluation, Method, PipelineSchedule, ZeroR,
+};
+use crate::hardware::Hardware;
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+use crate::search::Constraints;
+
+/// One (t, p, b, d, m) of the search and its floor: the GEMMs of its m
+/// micro-batches and the smallest bubble its v allows, in seconds per
+/// training token. Ordered so that a max-heap pops the lowest floor first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Candidate {
+    pub(super) t: u64,
+    pub(super) cp: u64,
+    pub(super) p: u64,
+    pub(super) b: u64,
+    pub(super) d: u64,
+    pub(super) m: u64,
+    pub(super) floor: f64,
+    /// [`crate::cost::step::micro_batch_floor`] for (t, p, b).
+    pub(super) mb_floor: f64,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Candidate {
+    /// Reversed floor, then the order of generation (t, p, b, d), so that
+    /// ties pop in a fixed order.
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        other.floor.total_cmp(&self.floor).then_with(|| {
+            (other.t, other.p, other.b, other.d).cmp(&(self.t, self.p, self.b, self.d))
+        })
+    }
+}
+
+/// Every v, sequence parallelism, recomputation, ZeRO-R placement and
+/// ZeRO stage of one candidate, with the dominance of the module's
+/// documentation; keeps the best in `best`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn evaluate_candidate(
+    model: &ModelShape,
+    hw: &Hardware,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+    method: Method,
+    k: &Candidate,
+    best: &mut Option<Evaluation>,
+    evaluated: &mut u64,
+) {
+    let Candidate {
+        t, cp, p, b, d, m, ..
+    } = *k;
+    let layers = model.layers;
+    let gpu_memory = hw.gpu.memory.0;
+    let stage_layers = u64::from(layers).div_ceil(p);
+    let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
+        Some(v) => alloc::vec![u64::from(v)],
+        None if single_stage_chunks(space, method, p) => alloc::vec![1],
+        None => divisors(stage_layers).collect(),
+    };
+    let zeros = zeros_for(space, method, p);
+    // Sequence parallelism dominates without it (the same traffic, less
+    // memory and element-wise work).
+    let sps: &[bool] = match space.sequence_parallel {
+        Some(true) => &[true],
+        Some(false) => &[false],
+        None => &[t > 1],
+    };
+    // Every recomputation: more GEMMs also hide more of the overlapped
+    // collectives, so none is not always the fastest.
+    let recomputes: &[ActivationModel] = match space.recompute {
+        Some(ref r) => core::slice::from_ref(r),
+        None => &RECOMPUTE,
+    };
+    // The floor of this v (and of full recomputation, a third more GEMMs).
+    let beaten = |bst: &Option<Evaluation>, v: u64, full: bool| {
+        c.target_days.is_none()
+            && !c.cheapest
+            && bst.as_ref().is_some_and(|e| {
+                let (pf, mf) = (p as f64, m as f64);
+                let bubble = if method.layered() {
+                    (pf - 1.0) * pf / (mf * f64::from(layers))
+                } else {
+                    (pf - 1.0) / mf * bubble_factor(space, v)
+                };
+                let steps = e.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
+                let recompute = if full { 4.0 / 3.0 } else { 1.0 };
+                steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
+            })
+    };
+    let eps = expert_degrees(model, space, d * cp);
+    for &v in &vs {
+        if (v > 1 && m % p != 0) || beaten(best, v, false) {
+            continue;
+        }
+        // The schedules: the fixed one; else 1F1B (interleaved when v > 1),
+        // and at v = 1 when asked ZB-H1, ZB-V and DualPipe where they run.
+        let mut free = [PipelineSchedule::OneFOneB; 4];
+        let mut n = 1;
+        if space.zero_bubble && v == 1 && p > 1 && !method.layered() {
+            let mut add = |s| {
+                free[n] = s;
+                n += 1;
+            };
+            add(PipelineSchedule::ZbH1);
+            let fits = |s: PipelineSchedule| {
+                s.fits_micro_batches(p as u32, u32::try_from(m).unwrap_or(u32::MAX))
+            };
+            if fits(PipelineSchedule::ZbV) && u64::from(layers) >= 2 * p {
+                add(PipelineSchedule::ZbV);
+            }
+            if p % 2 == 0 && fits(PipelineSchedule::DualPipe) {
+                add(PipelineSchedule::DualPipe);
+            }
+        }
+        let schedules: &[PipelineSchedule] = match space.pipeline_schedule {
+            Some(ref s) => core::slice::from_ref(s),
+            None => &free[..n],
+        };
+        for (&sp, &ep, &schedule) in sps.iter().flat_map(|sp| {
+            eps.iter()
+                .flat_map(move |ep| schedules.iter().map(move |s| (sp, ep, s)))
+        }) {
+            for &recompute in recomputes {
+                let full = recompute == ActivationModel::Full;
+                if full && beaten(best, v, true) {
+                    continue;
+                }
+                let zero_rs: &[ZeroR] = match space.zero_r {
+                    Some(ref z) => core::slice::from_ref(z),
+                    None if !full => &[ZeroR::None],
+                    None if sp || t == 1 => &[ZeroR::None, ZeroR::PaCpu],
+                    None => &ZeroR::ALL,
+                };
+                'place: for &zero_r in zero_rs {
+                    'fit: for (zi, &zero) in zeros.iter().enumerate() {
+                        let cfg = Config {
+                            method,
+                            data: u32::try_from(d).unwrap_or(u32::MAX),
+                            pipe: u32::try_from(p).unwrap_or(u32::MAX),
+                            tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                            micro_batch: u32::try_from(b).unwrap_or(u32::MAX),
+                            micro_batches: u32::try_from(m).unwrap_or(u32::MAX),
+                            offload: false,
+                            activation: recompute,
+                            virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
+                            sequence_parallel: sp,
+                            zero,
+                            pipeline_schedule: schedule,
+                            zero_r,
+                            context: u32::try_from(cp).unwrap_or(u32::MAX),
+                            expert: u32::try_from(ep).unwrap_or(u32::MAX),
+                        };
+                        // Memory first: cheaper than the step.
+                        let heavy = Stages::of(model, &cfg, a).heaviest();
+                        if heavy.total().0 > gpu_memory {
+                            continue;
+                        }
+                        let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
+                            continue;
+                        };
+                        *evaluated += 1;
+                        if !e.fits {
+                            continue;
+                        }
+                        if e.efficiency >= c.min_efficiency
+                            && best.as_ref().is_none_or(|bst| better(&e, bst, c))
+                        {
+                            *best = Some(e);
+                        }
+                        if zi == 0 {
+                            // Neither a later stage nor a later placement
+                            // is faster.
+                            break 'place;
+                        }
+                        // What follows is no faster.
+                        break 'fit;
+                    }
+                }
+            }
+        }
+    }
+}
