@@ -85,6 +85,24 @@ impl ShapeArgs {
     }
 }
 
+/// A count as people type it (`15.6T`, `16Mi`, `2.5e12`): the one parser
+/// of core ([`plan3d_core::units::parse_count`]) for every flag that takes
+/// tokens, batches or bytes.
+pub(crate) fn count(s: &str) -> Result<f64, String> {
+    plan3d_core::units::parse_count(s)
+        .ok_or_else(|| format!("'{s}' is not a number {}", plan3d_core::units::COUNT_FORMS))
+}
+
+/// A whole count as people type it (`16Ki` GPUs, `2048` sequences).
+pub(crate) fn whole(s: &str) -> Result<u64, String> {
+    plan3d_core::units::parse_whole(s).ok_or_else(|| {
+        format!(
+            "'{s}' is not a whole number {}",
+            plan3d_core::units::COUNT_FORMS
+        )
+    })
+}
+
 #[derive(Args)]
 pub(crate) struct HardwareArgs {
     /// GPU: a100-80gb, a100-40gb, h100-sxm, h200, b200.
@@ -125,10 +143,10 @@ impl HardwareArgs {
 #[derive(Args)]
 pub(crate) struct ConstraintArgs {
     /// Exactly this many GPUs (a cap for the rules).
-    #[arg(long)]
+    #[arg(long, value_parser = whole)]
     pub(crate) gpus: Option<u64>,
     /// At most this many GPUs.
-    #[arg(long)]
+    #[arg(long, value_parser = whole)]
     pub(crate) max_gpus: Option<u64>,
     /// A fixed tensor-parallel degree.
     #[arg(long)]
@@ -137,7 +155,7 @@ pub(crate) struct ConstraintArgs {
     #[arg(long)]
     pub(crate) target_days: Option<f64>,
     /// A batch limit other than the critical batch, in sequences.
-    #[arg(long)]
+    #[arg(long, value_parser = whole)]
     pub(crate) batch: Option<u64>,
     /// Discard configurations below this efficiency (exhaustive search).
     #[arg(long, default_value_t = 0.0)]
@@ -202,10 +220,10 @@ pub(crate) struct PracticeArgs {
     #[arg(long)]
     pub(crate) zero_r: Option<String>,
     /// Global batch, sequences.
-    #[arg(long)]
+    #[arg(long, value_parser = whole)]
     pub(crate) global_batch: Option<u64>,
     /// Training tokens (practice default: 20 per parameter).
-    #[arg(long)]
+    #[arg(long, value_parser = count)]
     pub(crate) tokens: Option<f64>,
     /// Training state: mixed-adam (18 bytes per parameter), fp32-adam,
     /// adam-8bit, sgd-momentum.

@@ -28,7 +28,7 @@ pub(crate) struct EvaluateArgs {
     #[arg(long, default_value_t = 1)]
     pub(crate) tensor: u32,
     /// Batch size b in sequences; must equal data × micro-batches × micro-batch.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::whole)]
     pub(crate) batch: Option<u64>,
     /// Micro-batch size b_µ.
     #[arg(long, default_value_t = 1)]

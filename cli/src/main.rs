@@ -65,8 +65,8 @@ enum Command {
     Evaluate(EvaluateArgs),
     /// ZeRO-DP model-state memory per device and communication volume.
     Zero {
-        /// Parameter count Ψ.
-        #[arg(long)]
+        /// Parameter count Ψ (175e9, 175B).
+        #[arg(long, value_parser = args::count)]
         params: f64,
         /// Data-parallel degree N_d.
         #[arg(long)]
@@ -98,17 +98,17 @@ enum Command {
     },
     /// Training time from tokens and achieved throughput (PTD-P eq. 4).
     Estimate {
-        /// Parameter count P.
-        #[arg(long)]
+        /// Parameter count P (175e9, 175B).
+        #[arg(long, value_parser = args::count)]
         params: f64,
-        /// Training tokens T.
-        #[arg(long)]
+        /// Training tokens T (300e9, 300B).
+        #[arg(long, value_parser = args::count)]
         tokens: f64,
-        /// GPU count n.
-        #[arg(long)]
+        /// GPU count n (1024, 1Ki).
+        #[arg(long, value_parser = args::count)]
         gpus: f64,
-        /// Achieved flop/s per GPU X.
-        #[arg(long)]
+        /// Achieved flop/s per GPU X (140e12, 140T).
+        #[arg(long, value_parser = args::count)]
         flops_per_gpu: f64,
         /// Flop per token and parameter: 8 with recomputation, 6 without.
         #[arg(long, default_value_t = plan3d_core::estimate::FLOPS_FACTOR_RECOMPUTE)]

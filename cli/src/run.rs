@@ -13,8 +13,9 @@ use crate::plan::PlanArgs;
 pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) plan: PlanArgs,
-    /// Global batch in tokens (instead of --global-batch in sequences)
-    #[arg(long)]
+    /// Global batch in tokens (instead of --global-batch in sequences;
+    /// suffixes as --batch-ramp's: 16Mi)
+    #[arg(long, value_parser = crate::args::count)]
     pub(crate) batch_tokens: Option<f64>,
     /// Batch ramp TOKENS:BATCH,... in tokens, e.g. 0:4Mi,252M:8Mi,2.87T:16Mi
     /// (suffixes k M G/B T, Ki Mi Gi Ti); the plan is searched at the last
@@ -26,8 +27,8 @@ pub(crate) struct RunArgs {
     /// Interruptions per GPU-hour (default 2.19e-5, Llama 3 405B's)
     #[arg(long)]
     pub(crate) interruptions_per_gpu_hour: Option<f64>,
-    /// Checkpoint write bandwidth per node, bytes/s (default 1e9)
-    #[arg(long)]
+    /// Checkpoint write bandwidth per node, bytes/s (default 1e9; 2GB, 4Gi)
+    #[arg(long, value_parser = crate::args::count)]
     pub(crate) checkpoint_bandwidth: Option<f64>,
     /// Asynchronous checkpoints: wait only for a snapshot to host memory
     #[arg(long)]

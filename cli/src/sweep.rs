@@ -18,10 +18,10 @@ pub(crate) struct SweepArgs {
     #[arg(long, default_value = "3d")]
     pub(crate) parallelism: String,
     /// Smallest parameter count.
-    #[arg(long, default_value_t = 1e9)]
+    #[arg(long, default_value_t = 1e9, value_parser = crate::args::count)]
     pub(crate) from: f64,
     /// Largest parameter count.
-    #[arg(long, default_value_t = 1e16)]
+    #[arg(long, default_value_t = 1e16, value_parser = crate::args::count)]
     pub(crate) to: f64,
     /// Points, log-spaced (sizes that round to the same X[x] appear once).
     #[arg(long, default_value_t = 50)]

@@ -139,10 +139,18 @@ pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
         let (start, batch) = entry
             .split_once(':')
             .ok_or_else(|| alloc::format!("batch ramp entry '{entry}' is not TOKENS:BATCH"))?;
-        let start = parse_count(start)
-            .ok_or_else(|| alloc::format!("batch ramp start '{start}' is not a number"))?;
-        let batch = parse_count(batch)
-            .ok_or_else(|| alloc::format!("batch ramp batch '{batch}' is not a number"))?;
+        let start = crate::units::parse_count(start).ok_or_else(|| {
+            alloc::format!(
+                "batch ramp start '{start}' is not a number {}",
+                crate::units::COUNT_FORMS
+            )
+        })?;
+        let batch = crate::units::parse_count(batch).ok_or_else(|| {
+            alloc::format!(
+                "batch ramp batch '{batch}' is not a number {}",
+                crate::units::COUNT_FORMS
+            )
+        })?;
         if batch < 1.0 {
             return Err(alloc::format!(
                 "batch ramp batch {batch} tokens is not positive"
@@ -217,29 +225,6 @@ pub fn ramp_text(ramp: &[Option<RampStep>]) -> String {
         let _ = write!(out, "{}:{}", count(r.start_tokens), count(r.batch_tokens));
     }
     out
-}
-
-/// A count with an optional suffix: k, M, G or B, T (10³ … 10¹²) or Ki,
-/// Mi, Gi, Ti (2¹⁰ … 2⁴⁰: Llama 3's "16M" batch is 2048 × 8192 = 16 Mi
-/// tokens).
-fn parse_count(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (body, binary) = match s.strip_suffix('i') {
-        Some(b) => (b, true),
-        None => (s, false),
-    };
-    let (num, k) = match body.as_bytes().last()? {
-        b'k' | b'K' => (&body[..body.len() - 1], 1),
-        b'M' => (&body[..body.len() - 1], 2),
-        b'G' | b'B' => (&body[..body.len() - 1], 3),
-        b'T' => (&body[..body.len() - 1], 4),
-        _ if binary => return None,
-        _ => (body, 0),
-    };
-    let base: f64 = if binary { 1024.0 } else { 1000.0 };
-    let mult = (0..k).fold(1.0, |m, _| m * base);
-    let v = num.trim().parse::<f64>().ok()? * mult;
-    (v.is_finite() && v >= 0.0).then_some(v)
 }
 
 /// What the run assumes beyond the plan.

@@ -213,3 +213,59 @@ pub fn short_exp(x: f64) -> alloc::string::String {
         alloc::format!("{m}e{e}")
     }
 }
+
+/// The forms [`parse_count`] reads, for error messages.
+pub const COUNT_FORMS: &str =
+    "(a number, optionally with a suffix: k, M, G or B, T, or Ki, Mi, Gi, Ti; e.g. 15.6T, 16Mi)";
+
+/// A count or size as people type it, for every input that takes tokens,
+/// batches, GPUs or bytes (the CLI's flags, the page's fields and URL keys,
+/// the batch ramp): a number (`15.6e12`), optionally followed by a decimal
+/// suffix k, M, G or B, T (10³ … 10¹²) or a binary one Ki, Mi, Gi, Ti
+/// (2¹⁰ … 2⁴⁰: Llama 3's "16M" batch is 2 048 × 8 192 = 16 Mi tokens). A
+/// byte unit may follow a suffix (`80GiB`, `1GB`). `None` for anything
+/// else, a negative number or one that is not finite.
+#[must_use]
+pub fn parse_count(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() || s.len() > 40 {
+        return None;
+    }
+    // A byte unit after a suffix: "GiB", "GB", "kB" (a lone "B" is 10⁹).
+    let s = match s.strip_suffix('B') {
+        Some(rest) if rest.ends_with(['k', 'K', 'M', 'G', 'T', 'i']) => rest,
+        _ => s,
+    };
+    let (body, binary) = match s.strip_suffix('i') {
+        Some(b) => (b, true),
+        None => (s, false),
+    };
+    let (num, k) = match body.as_bytes().last()? {
+        b'k' | b'K' => (&body[..body.len() - 1], 1),
+        b'M' => (&body[..body.len() - 1], 2),
+        b'G' | b'B' => (&body[..body.len() - 1], 3),
+        b'T' => (&body[..body.len() - 1], 4),
+        _ if binary => return None,
+        _ => (body, 0),
+    };
+    let num = num.trim_end();
+    // Rust's float syntax also reads "inf" and "nan": numbers only.
+    if !num
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    let mult = (0..k).fold(1.0, |m, _| m * base);
+    let v = num.parse::<f64>().ok()? * mult;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+/// A whole count as [`parse_count`] reads it (`16Ki` GPUs, `2048` sequences):
+/// `None` when it is not a whole number or exceeds 9·10¹⁸.
+#[must_use]
+pub fn parse_whole(s: &str) -> Option<u64> {
+    let v = parse_count(s)?;
+    (crate::math::floor(v) == v && v <= 9.0e18).then_some(v as u64)
+}

@@ -255,3 +255,43 @@ fn uneven_head_split_costs_its_imbalance() {
     .unwrap();
     assert_eq!(even.overheads.imbalance, 0.0);
 }
+
+/// One parser for every count people type: decimal and binary suffixes,
+/// byte units after a suffix, and nothing else (no `inf`, no `nan`, no
+/// negative numbers, no lone binary `i`).
+#[test]
+fn counts_are_read_in_the_units_people_type() {
+    use plan3d_core::units::{parse_count, parse_whole};
+    let cases: [(&str, f64); 16] = [
+        ("2048", 2048.0),
+        ("15.6e12", 15.6e12),
+        ("15.6T", 15.6e12),
+        ("2.87T", 2.87e12),
+        ("252M", 252e6),
+        ("4k", 4e3),
+        ("4K", 4e3),
+        ("175B", 175e9),
+        ("175G", 175e9),
+        ("16Mi", 16.0 * 1_048_576.0),
+        ("16Ki", 16_384.0),
+        ("2Gi", 2.0 * 1_073_741_824.0),
+        ("1Ti", 1_099_511_627_776.0),
+        ("80GiB", 80.0 * 1_073_741_824.0),
+        ("1GB", 1e9),
+        (" 0 ", 0.0),
+    ];
+    for (text, want) in cases {
+        assert_eq!(parse_count(text), Some(want), "{text}");
+    }
+    for bad in [
+        "", "16Q", "inf", "NaN", "-1", "16mi", "i", "Ki", "1e400", "B", "2BB", "1.2.3", "16 Mi x",
+    ] {
+        assert_eq!(parse_count(bad), None, "{bad:?}");
+    }
+    assert_eq!(parse_whole("16Ki"), Some(16_384));
+    assert_eq!(parse_whole("16Mi"), Some(16_777_216));
+    assert_eq!(parse_whole("1.5"), None);
+    assert_eq!(parse_whole("1e19"), None);
+    // Llama 3's "16M" batch: 2 048 sequences of 8 192 tokens.
+    assert_eq!(parse_whole("16Mi"), Some(2048 * 8192));
+}

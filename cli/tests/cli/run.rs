@@ -112,3 +112,33 @@ fn run_rejects_bad_inputs() {
         "practice search",
     )]);
 }
+
+/// `--batch-tokens` reads the same suffixes as `--batch-ramp` (one parser
+/// for every count), and so do `--tokens`, `--max-gpus` and `--global-batch`.
+#[test]
+fn counts_take_the_units_people_type() {
+    let plain = json_words(
+        "run --model llama-3.1-70b --gpu h100-sxm --node-size 8 --gpus 1024 \
+         --tokens 1500000000000 --batch-tokens 8388608",
+    );
+    let suffixed = json_words(
+        "run --model llama-3.1-70b --gpu h100-sxm --node-size 8 --gpus 1Ki \
+         --tokens 1.5T --batch-tokens 8Mi",
+    );
+    assert_eq!(plain, suffixed);
+    assert_eq!(f(&suffixed, "batch"), 1024.0);
+    assert_errors(&[
+        (
+            &["run", "--model", "llama-3.1-70b", "--batch-tokens", "16Q"],
+            "'16Q' is not a number",
+        ),
+        (
+            &["plan", "--model", "gpt-3", "--max-gpus", "1000.5"],
+            "'1000.5' is not a whole number",
+        ),
+        (
+            &["run", "--model", "llama-3.1-70b", "--batch-ramp", "0:4Qi"],
+            "is not a number",
+        ),
+    ]);
+}

@@ -51,6 +51,12 @@ pub(crate) fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
     v.parse::<u64>().ok().filter(|x| (min..=max).contains(x))
 }
 
+/// A whole count in `[min, max]` as people type it (`16Ki`, `2048`):
+/// [`crate::units::parse_whole`].
+pub(crate) fn parse_amount(v: &str, min: u64, max: u64) -> Option<u64> {
+    crate::units::parse_whole(v).filter(|x| (min..=max).contains(x))
+}
+
 pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     match v.trim() {
         "1" | "true" | "on" | "yes" => Some(true),
@@ -187,11 +193,11 @@ impl Inputs {
                 Ok(p) => self.parallelism = p,
                 Err(_) => return Err("unknown parallelism"),
             },
-            "gpus" => match parse_u64(v, 1, 1 << 32) {
+            "gpus" => match parse_amount(v, 1, 1 << 32) {
                 Some(n) => self.max_gpus = Some(n),
                 None => return Err("GPU budget must be a whole number ≥ 1"),
             },
-            "cluster" => match parse_u64(v, 1, 1 << 32) {
+            "cluster" => match parse_amount(v, 1, 1 << 32) {
                 Some(n) => self.cluster = Some(n),
                 None => return Err("cluster size must be a whole number ≥ 1"),
             },
@@ -199,7 +205,7 @@ impl Inputs {
                 Some(d) => self.target_days = Some(d),
                 None => return Err("target days must be a number in 0.001–1e7"),
             },
-            "batch" => match parse_u64(v, 1, 1 << 32) {
+            "batch" => match parse_amount(v, 1, 1 << 32) {
                 Some(n) => self.batch = Some(n),
                 None => return Err("batch must be a whole number ≥ 1"),
             },
@@ -215,9 +221,11 @@ impl Inputs {
                 Ok(a) => self.assumptions = a,
                 Err(_) => return Err("unknown assumptions (practice or paper)"),
             },
-            "tokens" => match parse_f64(v, 1e6, 1e18) {
+            "tokens" => match crate::units::parse_count(v).filter(|t| (1e6..=1e18).contains(t)) {
                 Some(t) => self.tokens = Some(t),
-                None => return Err("training tokens must be a number in 1e6–1e18"),
+                None => {
+                    return Err("training tokens must be a number in 1e6–1e18 (15.6T, 15.6e12)")
+                }
             },
             "cp" => match parse_u64(v, 1, 1024) {
                 Some(c) => self.context = Some(c as u32),
