@@ -68,8 +68,11 @@ pub enum Error {
     },
     /// No configuration satisfies the constraints.
     NoPlan {
-        /// Why.
+        /// Why, in general.
         reason: &'static str,
+        /// The closest miss and the nearest change that yields a plan,
+        /// where the search explained it (`search::why`).
+        why: Option<crate::no_plan::Why>,
     },
     /// Two settings that do not go together.
     Incompatible {
@@ -125,7 +128,11 @@ impl fmt::Display for Error {
                  ({micro_batches} < {pipe})"
             ),
             Self::Unknown { what } => write!(f, "unknown {what}"),
-            Self::NoPlan { reason } => write!(f, "no plan: {reason}"),
+            Self::NoPlan { reason, why: None } => write!(f, "no plan: {reason}"),
+            Self::NoPlan {
+                reason,
+                why: Some(why),
+            } => write!(f, "no plan: {reason}. Closest: {why}"),
             Self::Incompatible { what } => write!(f, "{what}"),
             Self::OddX { x } => write!(f, "X[{x}] needs an even x (d_a = x/2 heads, eq. 1)"),
         }

@@ -64,6 +64,7 @@ pub mod export;
 pub mod hardware;
 mod math;
 pub mod model;
+pub mod no_plan;
 #[cfg(feature = "alloc")]
 pub mod planner;
 #[cfg(feature = "alloc")]

@@ -289,6 +289,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
     let mut best: Option<&Plan> = None;
     let mut err = Error::NoPlan {
         reason: search::NO_PLAN_CONSTRAINTS,
+        why: None,
     };
     for (_, p) in &out.plans {
         match p {
@@ -545,7 +546,7 @@ pub fn shown(
 pub fn advice(err: &Error, inputs: &Inputs, model: &ModelShape) -> alloc::string::String {
     use alloc::string::String;
     match err {
-        Error::NoPlan { reason } if *reason == search::NO_PLAN_MEMORY => {
+        Error::NoPlan { reason, .. } if *reason == search::NO_PLAN_MEMORY => {
             String::from(if inputs.node.is_some() {
                 "a GPU with more memory, a larger node or no node-size limit (wider tensor \
                  parallelism), or a method that partitions the state"
@@ -553,7 +554,7 @@ pub fn advice(err: &Error, inputs: &Inputs, model: &ModelShape) -> alloc::string
                 "a GPU with more memory, or a method that partitions the state"
             })
         }
-        Error::NoPlan { reason } if *reason == search::NO_PLAN_TENSOR_BUDGET => {
+        Error::NoPlan { reason, .. } if *reason == search::NO_PLAN_TENSOR_BUDGET => {
             String::from("a larger GPU budget or a smaller tensor degree")
         }
         Error::NoPlan { .. } if inputs.cluster.is_some() => match inputs.batch {

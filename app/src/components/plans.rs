@@ -199,7 +199,7 @@ pub fn Plans(
                 ""
             };
             let why = match err {
-                plan3d_core::Error::NoPlan { reason } => reason.to_string(),
+                plan3d_core::Error::NoPlan { reason, .. } => reason.to_string(),
                 e => e.to_string(),
             };
             return Some(format!(
@@ -219,7 +219,7 @@ pub fn Plans(
             planner::RulesVersus::Pending => " (the paper's rules)".to_string(),
             planner::RulesVersus::SearchFailed(err) => {
                 let why = match err {
-                    plan3d_core::Error::NoPlan { reason } => reason.to_string(),
+                    plan3d_core::Error::NoPlan { reason, .. } => reason.to_string(),
                     e => e.to_string(),
                 };
                 let advice = outputs.with(|o| {
@@ -257,7 +257,7 @@ pub fn Plans(
                 " The paper's rules miss the target time.".to_string()
             }
             planner::RulesVersus::Behind(planner::Standing::Optimal) => String::new(),
-            planner::RulesVersus::NoPlan(plan3d_core::Error::NoPlan { reason }) => {
+            planner::RulesVersus::NoPlan(plan3d_core::Error::NoPlan { reason, .. }) => {
                 format!(" The paper's rules find no plan: {reason}.")
             }
             planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),

@@ -586,7 +586,7 @@ fn plan_with(
                 .as_deref()
                 .is_some_and(|s| s.eq_ignore_ascii_case("any")),
         };
-        let best = search::practice_methods(&m, &hw, par, &c, &space, &a, methods)?;
+        let best = search::practice_explained(&m, &hw, par, &c, &space, &a, methods)?;
         let report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None);
         return Ok((m, hw, best.best, report));
     }

@@ -50,6 +50,38 @@ impl Method {
         matches!(self, Self::Partitioned | Self::Improved)
     }
 
+    /// Does the method run with ZeRO stage `zero`? ZeRO-3 / FSDP shards
+    /// the whole state (stage 3, gathered per micro-batch or once per step);
+    /// the layered method restores its partitioned state once per layer and
+    /// step (sec. 3: stage 3); the replicated layered method shards nothing;
+    /// the Megatron-style baseline takes any stage.
+    #[must_use]
+    pub fn admits(self, zero: Zero) -> bool {
+        match self {
+            Self::Baseline => true,
+            Self::Partitioned => zero.stage() == 3,
+            Self::Improved => zero == Zero::Three,
+            Self::ImprovedUnpartitioned => zero == Zero::None,
+        }
+    }
+
+    /// Why [`Method::admits`] refuses a stage, in words naming both fields.
+    #[must_use]
+    pub fn zero_refusal(self) -> &'static str {
+        match self {
+            Self::Partitioned => {
+                "method partitioned (ZeRO-3 / FSDP) shards the whole state: zero must be 3 or 3-step"
+            }
+            Self::Improved => {
+                "method improved (layered + modular) partitions the whole state: zero must be 3"
+            }
+            Self::ImprovedUnpartitioned => {
+                "method improved-unpartitioned replicates the state: zero must be 0"
+            }
+            Self::Baseline => "",
+        }
+    }
+
     /// Stable name, as used by the CLI and URLs.
     #[must_use]
     pub fn name(self) -> &'static str {

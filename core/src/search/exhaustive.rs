@@ -306,6 +306,7 @@ pub fn exhaustive(
     }
     let best = best.ok_or(Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
+        why: None,
     })?;
     let mut binding = Bindings::default();
     binding.push(if best.config.offload {

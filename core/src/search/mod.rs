@@ -23,6 +23,7 @@ mod pareto;
 pub mod practice;
 mod rules;
 mod sweep;
+pub mod why;
 
 use crate::cost::Evaluation;
 use crate::cost::Method;
@@ -43,6 +44,7 @@ pub use pareto::pareto;
 pub use practice::{practice, practice_methods, Space, PRACTICE_METHODS};
 pub use rules::{rules, MAX_EXPOSED_REDUCTION, MAX_TENSOR_OVERHEAD};
 pub use sweep::{nearest_row, sweep, sweep_scaled, Scaling, SweepRow};
+pub use why::{explain, practice_explained};
 
 /// A chosen configuration with its evaluation and why.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -104,6 +104,7 @@ fn tensor_degree(
         if c.budget().is_some_and(|g| u64::from(t) > g) {
             return Err(Error::NoPlan {
                 reason: crate::search::NO_PLAN_TENSOR_BUDGET,
+                why: None,
             });
         }
         return Ok((t, Some(Binding::TensorFixed { tensor: t })));
@@ -537,5 +538,6 @@ pub fn rules(
     }
     Err(Error::NoPlan {
         reason: crate::search::NO_PLAN_MEMORY,
+        why: None,
     })
 }

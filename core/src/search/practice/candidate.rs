@@ -4,7 +4,7 @@
 //! with the dominance of [`super`]'s documentation.
 
 use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, RECOMPUTE};
-use super::{better, bubble_factor, Space};
+use super::{better, bubble_factor, Recorder, Space};
 use crate::cost::assumptions::Assumptions;
 use crate::cost::{
     evaluate_with, memory::Stages, Config, Evaluation, Method, PipelineSchedule, ZeroR,
@@ -68,6 +68,7 @@ pub(super) fn evaluate_candidate(
     k: &Candidate,
     best: &mut Option<Evaluation>,
     evaluated: &mut u64,
+    rec: &mut Recorder,
 ) {
     let Candidate {
         t, cp, p, b, d, m, ..
@@ -176,6 +177,7 @@ pub(super) fn evaluate_candidate(
                         // Memory first: cheaper than the step.
                         let heavy = Stages::of(model, &cfg, a).heaviest();
                         if heavy.total().0 > gpu_memory {
+                            rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg);
                             continue;
                         }
                         let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
@@ -183,11 +185,12 @@ pub(super) fn evaluate_candidate(
                         };
                         *evaluated += 1;
                         if !e.fits {
+                            rec.memory(e.peak_memory.0, gpu_memory, heavy.stage, &cfg);
                             continue;
                         }
-                        if e.efficiency >= c.min_efficiency
-                            && best.as_ref().is_none_or(|bst| better(&e, bst, c))
-                        {
+                        if e.efficiency < c.min_efficiency {
+                            rec.efficiency(e.efficiency, c.min_efficiency);
+                        } else if best.as_ref().is_none_or(|bst| better(&e, bst, c)) {
                             *best = Some(e);
                         }
                         if zi == 0 {

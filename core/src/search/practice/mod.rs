@@ -55,6 +55,8 @@
 
 mod candidate;
 mod degrees;
+pub mod fixed;
+mod record;
 
 use candidate::{evaluate_candidate, Candidate};
 pub use degrees::pipe_degrees;
@@ -62,6 +64,7 @@ use degrees::{
     activation_floor, context_degrees, data_degrees, data_ladder, divisors, single_stage_chunks,
     StateFloor,
 };
+pub(crate) use record::Recorder;
 
 use crate::cost::assumptions::{Assumptions, Zero};
 use crate::cost::{Evaluation, Method, PipelineSchedule, ZeroR};
@@ -168,6 +171,20 @@ pub fn practice(
     space: &Space,
     a: &Assumptions,
 ) -> Result<SearchResult, Error> {
+    let mut off = Recorder::OFF;
+    search(model, hw, par, c, space, a, &mut off)
+}
+
+/// [`practice`], keeping in `rec` what it rejects when `rec` records.
+pub(crate) fn search(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+    rec: &mut Recorder,
+) -> Result<SearchResult, Error> {
     model.validate()?;
     hw.validate()?;
     c.validate()?;
@@ -178,11 +195,8 @@ pub fn practice(
             what: crate::cost::assumptions::NO_FP8,
         });
     }
-    if model.experts.is_none() && space.expert.is_some_and(|e| e > 1) {
-        return Err(Error::Incompatible {
-            what: "expert parallelism needs a mixture of experts (--experts)",
-        });
-    }
+    let method = space.method.unwrap_or(Method::Baseline);
+    fixed::check(model, hw, par, c, space, method)?;
     let heads = u64::from(model.heads);
     let kv = u64::from(model.kv_heads);
     let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
@@ -191,7 +205,6 @@ pub fn practice(
     let batch_limit = c
         .batch
         .unwrap_or_else(|| (model.critical_batch() as u64).max(1));
-    let method = space.method.unwrap_or(Method::Baseline);
 
     // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
     // micro-batches and the smallest bubble of its v, per token.
@@ -203,48 +216,63 @@ pub fn practice(
                 .map_or(t == 1 || par.tensor(), |f| u64::from(f) == t)
         });
     let contexts = context_degrees(model, space);
-    let ladders = MICRO_BATCHES.map(|b| data_ladder(batch_limit / u64::from(b)));
+    // The micro-batch sizes tried: the fixed one (any size), else 1–8.
+    let sizes: &[u32] = match space.micro_batch {
+        Some(ref b) => core::slice::from_ref(b),
+        None => &MICRO_BATCHES,
+    };
+    let ladders: alloc::vec::Vec<alloc::vec::Vec<u64>> = sizes
+        .iter()
+        .map(|&b| data_ladder(batch_limit / u64::from(b)))
+        .collect();
     for (t, cp) in tensors.flat_map(|t| contexts.iter().map(move |&cp| (t, cp))) {
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
             None if !par.pipe() => alloc::vec![1],
-            None => pipe_degrees(layers)
-                .filter(|p| c.exact_gpus.is_none_or(|n| n % (t * cp * p) == 0))
-                .collect(),
+            None => pipe_degrees(layers).collect(),
         };
         for p in pipes {
-            let state = StateFloor::new(model, space, a, method, t, p);
             let per_replica = t * cp * p;
-            if c.max_gpus.is_some_and(|g| per_replica > g) {
+            if let Some(n) = c.exact_gpus.filter(|n| n % per_replica != 0) {
+                rec.cluster(n);
                 continue;
             }
+            if let Some(g) = c.max_gpus.filter(|&g| per_replica > g) {
+                rec.budget(g, per_replica);
+                continue;
+            }
+            let state = StateFloor::new(model, space, a, method, t, p);
             let v_max = match space.virtual_stages {
                 Some(v) => u64::from(v),
                 None if single_stage_chunks(space, method, p) => 1,
                 None => u64::from(layers).div_ceil(p),
             };
-            for &b in MICRO_BATCHES
-                .iter()
-                .filter(|&&b| space.micro_batch.is_none_or(|f| f == b))
-            {
+            for (&b, ladder) in sizes.iter().zip(&ladders) {
                 let b = u64::from(b);
                 let mb_floor = crate::cost::step::micro_batch_floor(
                     model, hw, a, t as u32, p as u32, b as u32, cp as u32,
                 );
                 let activations = activation_floor(model, space, a, t, b) / cp as f64;
-                let ladder = &ladders[MICRO_BATCHES
-                    .iter()
-                    .position(|&m| u64::from(m) == b)
-                    .unwrap_or(0)];
                 // Ascending d: the GPUs grow and the micro-batches m shrink,
                 // so the first d past the budget or below p micro-batches
                 // ends the list.
-                for d in data_degrees(c, space, per_replica, b, batch_limit, ladder) {
+                let ds = data_degrees(c, space, per_replica, b, batch_limit, ladder);
+                if ds.is_empty() && rec.on {
+                    match space.global_batch {
+                        Some(gb) => rec.split(gb),
+                        None if batch_limit / b == 0 => {
+                            rec.micro_batches(batch_limit, 1, b, 0, p);
+                        }
+                        None => {}
+                    }
+                }
+                for d in ds {
                     if !par.data() && d > 1 {
                         break;
                     }
                     let gpus = d * per_replica;
-                    if c.max_gpus.is_some_and(|g| gpus > g) {
+                    if let Some(g) = c.max_gpus.filter(|&g| gpus > g) {
+                        rec.budget(g, gpus);
                         break;
                     }
                     if c.exact_gpus.is_some_and(|g| gpus != g) {
@@ -252,7 +280,10 @@ pub fn practice(
                     }
                     let m = match space.global_batch {
                         Some(gb) if gb % (d * b) == 0 => gb / (d * b),
-                        Some(_) => continue,
+                        Some(gb) => {
+                            rec.split(gb);
+                            continue;
+                        }
                         None => batch_limit / (d * b),
                     };
                     // At least as many micro-batches as stages: the modular
@@ -261,9 +292,11 @@ pub fn practice(
                     // search keeps n_µ ≥ n_l too; without it the "fastest"
                     // plan runs millions of GPUs at 1 % MFU).
                     if m == 0 || m < p {
+                        rec.micro_batches(space.global_batch.unwrap_or(batch_limit), d, b, m, p);
                         break;
                     }
-                    if state.at(model, space, d * cp) + activations > hw.gpu.memory.0 {
+                    // (Recording, every layout's real memory is measured.)
+                    if !rec.on && state.at(model, space, d * cp) + activations > hw.gpu.memory.0 {
                         continue;
                     }
                     let floor = |v: u64| {
@@ -317,19 +350,34 @@ pub fn practice(
                 &k,
                 &mut best,
                 &mut evaluated,
+                rec,
             );
         }
     } else {
         for k in &cands {
-            evaluate_candidate(model, hw, c, space, a, method, k, &mut best, &mut evaluated);
+            evaluate_candidate(
+                model,
+                hw,
+                c,
+                space,
+                a,
+                method,
+                k,
+                &mut best,
+                &mut evaluated,
+                rec,
+            );
         }
     }
     let best = best.ok_or(Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
+        why: None,
     })?;
-    if c.target_days.is_some_and(|days| best.time.days() > days) {
+    if let Some(days) = c.target_days.filter(|&days| best.time.days() > days) {
+        rec.target(best.time.days(), best.gpus, days);
         return Err(Error::NoPlan {
             reason: crate::search::NO_PLAN_CONSTRAINTS,
+            why: None,
         });
     }
     Ok(SearchResult {
@@ -361,9 +409,19 @@ pub fn practice_methods(
     let mut best: Option<SearchResult> = None;
     let mut err = Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
+        why: None,
     };
     let mut evaluated = 0;
-    for &method in methods {
+    // Of several methods, those that can honour what is fixed (a `zero`
+    // that contradicts ZeRO-3 / FSDP excludes it); one method that cannot
+    // is refused in words.
+    let several = methods.len() > 1;
+    let mut tried = false;
+    for &method in methods
+        .iter()
+        .filter(|&&m| !several || fixed::compatible(space, m))
+    {
+        tried = true;
         let one = Space {
             method: Some(method),
             ..*space
@@ -379,6 +437,22 @@ pub fn practice_methods(
                 }
             }
             Err(e) => err = e,
+        }
+    }
+    if !tried {
+        // No method of the list can: the first one's refusal.
+        if let Some(&m) = methods.first() {
+            fixed::check(
+                model,
+                hw,
+                par,
+                c,
+                &Space {
+                    method: Some(m),
+                    ..*space
+                },
+                m,
+            )?;
         }
     }
     let mut best = best.ok_or(err)?;

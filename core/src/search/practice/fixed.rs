@@ -1,0 +1,247 @@
+//! What a caller fixes, checked before the search: a fixed value that
+//! cannot be honoured is refused in words that name it, never searched
+//! around and never answered with a plan that differs from it. What is
+//! left (a layout whose memory or micro-batches do not work out) is the
+//! search's to find and, when nothing fits, [`super::why`]'s to explain.
+
+use super::Space;
+use crate::cost::{Method, PipelineSchedule, ZeroR};
+use crate::error::{check_count, Error};
+use crate::hardware::Hardware;
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+use crate::search::{Constraints, Parallelism};
+
+/// Can `method` honour what `space` fixes, whatever the degrees: its ZeRO
+/// stage ([`Method::admits`]), and for the layered methods (which run the
+/// modular pipeline) no other schedule and no virtual stages. `any`
+/// searches only the methods that can.
+#[must_use]
+pub fn compatible(space: &Space, method: Method) -> bool {
+    method_conflict(space, method).is_none()
+}
+
+/// Why `method` cannot honour `space`, in words naming the fields.
+fn method_conflict(space: &Space, method: Method) -> Option<&'static str> {
+    if space.zero.is_some_and(|z| !method.admits(z)) {
+        return Some(method.zero_refusal());
+    }
+    if method.layered() {
+        if space
+            .pipeline_schedule
+            .is_some_and(|s| s != PipelineSchedule::OneFOneB)
+        {
+            return Some(
+                "the layered methods run the modular pipeline: pipeline_schedule must be left free with method improved",
+            );
+        }
+        if space.virtual_stages.is_some_and(|v| v > 1) {
+            return Some(
+                "the layered methods run the modular pipeline, which has no virtual stages (virtual_stages must be 1 with method improved)",
+            );
+        }
+    }
+    None
+}
+
+/// Checks every fixed field of `space` and `c` against the model, the
+/// hardware, the parallelism setting and each other.
+///
+/// # Errors
+///
+/// The first fixed value that cannot be honoured, naming it: a degree that
+/// does not divide what it splits, a tensor degree above the node, a degree
+/// the parallelism setting forbids, a layout larger than the cluster or
+/// the budget, a global batch that the fixed data degree and micro-batch
+/// do not divide, settings that contradict each other or the method.
+pub(super) fn check(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    method: Method,
+) -> Result<(), Error> {
+    if let Some(what) = method_conflict(space, method) {
+        return Err(Error::Incompatible { what });
+    }
+    if let Some(t) = c.tensor {
+        let t = u64::from(t);
+        for (of, total) in [
+            ("attention heads", model.heads),
+            ("key/value heads", model.kv_heads),
+        ] {
+            if u64::from(total) % t != 0 {
+                return Err(Error::NotDivisible {
+                    what: "tensor-parallel degree",
+                    value: t,
+                    of,
+                    total: total.into(),
+                });
+            }
+        }
+        if let Some(node) = hw.node_size {
+            if t > u64::from(node) {
+                return Err(Error::TensorAboveNode {
+                    tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                    node_size: node,
+                });
+            }
+        }
+        if t > 1 && !par.tensor() {
+            return Err(Error::Incompatible {
+                what: "a tensor-parallel degree above 1 needs a parallelism setting with tensor parallelism",
+            });
+        }
+    }
+    if let Some(p) = space.pipe {
+        check_count("pipeline-parallel degree", p.into(), 1, model.layers.into())?;
+        if p > 1 && !par.pipe() {
+            return Err(Error::Incompatible {
+                what: "a pipeline degree above 1 needs a parallelism setting with pipeline parallelism",
+            });
+        }
+    }
+    if let Some(d) = space.data {
+        check_count("data-parallel degree", d.into(), 1, crate::MAX_DEGREE)?;
+        if d > 1 && !par.data() {
+            return Err(Error::Incompatible {
+                what: "a data-parallel degree above 1 needs a parallelism setting with data parallelism",
+            });
+        }
+    }
+    if let Some(b) = space.micro_batch {
+        check_count("micro-batch size", b.into(), 1, crate::MAX_DEGREE)?;
+    }
+    if let Some(v) = space.virtual_stages {
+        let stage_layers = space
+            .pipe
+            .map_or(model.layers, |p| model.layers.div_ceil(p.max(1)));
+        check_count("virtual stages", v.into(), 1, stage_layers.into())?;
+        if v > 1
+            && space.pipeline_schedule.is_some_and(|s| {
+                matches!(
+                    s,
+                    PipelineSchedule::GPipe
+                        | PipelineSchedule::ZbH1
+                        | PipelineSchedule::ZbV
+                        | PipelineSchedule::DualPipe
+                )
+            })
+        {
+            return Err(Error::Incompatible {
+                what: "virtual stages interleave 1F1B: GPipe, ZB-H1, ZB-V and DualPipe take none",
+            });
+        }
+        if v > 1 && space.pipe == Some(1) {
+            return Err(Error::Incompatible {
+                what: "virtual stages need a pipeline (pipe above 1)",
+            });
+        }
+    }
+    if let Some(cp) = space.context {
+        check_count(
+            "context-parallel degree",
+            cp.into(),
+            1,
+            model.seq_len.into(),
+        )?;
+        if model.seq_len % cp != 0 {
+            return Err(Error::NotDivisible {
+                what: "context-parallel degree",
+                value: cp.into(),
+                of: "sequence length",
+                total: model.seq_len.into(),
+            });
+        }
+    }
+    if let Some(ep) = space.expert {
+        check_count("expert-parallel degree", ep.into(), 1, crate::MAX_DEGREE)?;
+        match model.experts {
+            None if ep > 1 => {
+                return Err(Error::Incompatible {
+                    what: "expert parallelism needs a mixture of experts (--experts)",
+                })
+            }
+            Some(e) if e.routed % ep != 0 => {
+                return Err(Error::NotDivisible {
+                    what: "expert-parallel degree",
+                    value: ep.into(),
+                    of: "routed experts",
+                    total: e.routed.into(),
+                })
+            }
+            _ => {}
+        }
+        if let (Some(d), cp) = (space.data, space.context.unwrap_or(1)) {
+            let dp_cp = u64::from(d) * u64::from(cp);
+            if dp_cp % u64::from(ep) != 0 {
+                return Err(Error::NotDivisible {
+                    what: "expert-parallel degree",
+                    value: ep.into(),
+                    of: "data × context-parallel degree",
+                    total: dp_cp,
+                });
+            }
+        }
+    }
+    if let (Some(z), Some(r)) = (space.zero_r, space.recompute) {
+        if z != ZeroR::None && r != ActivationModel::Full {
+            return Err(Error::Incompatible {
+                what: "ZeRO-R's activation checkpoints (zero_r pa or pa-cpu) need full recomputation (recompute full)",
+            });
+        }
+    }
+    if let Some(gb) = space.global_batch {
+        check_count("global batch", gb, 1, crate::MAX_GPUS)?;
+        let per = u64::from(space.data.unwrap_or(1)) * u64::from(space.micro_batch.unwrap_or(1));
+        if gb % per != 0 {
+            return Err(Error::NotDivisible {
+                what: "data-parallel degree × micro-batch size",
+                value: per,
+                of: "global batch",
+                total: gb,
+            });
+        }
+    }
+    if let (Some(n), Some(max)) = (c.exact_gpus, c.max_gpus) {
+        if n > max {
+            return Err(Error::Incompatible {
+                what: "the cluster size (gpus) is above the GPU budget (max_gpus)",
+            });
+        }
+    }
+    // The fixed degrees' product against the cluster or the budget.
+    let fixed = [c.tensor, space.pipe, space.data, space.context];
+    let product: u64 = fixed.iter().flatten().map(|&x| u64::from(x)).product();
+    let all = fixed.iter().all(Option::is_some);
+    if let Some(n) = c.exact_gpus {
+        if all && product != n {
+            return Err(Error::OutOfRange {
+                what: "the fixed degrees' product (tensor × pipe × data × context) against the cluster's GPUs",
+                value: product as f64,
+                min: n as f64,
+                max: n as f64,
+            });
+        }
+        if n % product != 0 {
+            return Err(Error::NotDivisible {
+                what: "the fixed degrees' product (tensor × pipe × data × context)",
+                value: product,
+                of: "the cluster's GPUs",
+                total: n,
+            });
+        }
+    }
+    if let Some(max) = c.max_gpus {
+        if product > max {
+            return Err(Error::OutOfRange {
+                what: "the fixed degrees' product (tensor × pipe × data × context) against the GPU budget",
+                value: product as f64,
+                min: 1.0,
+                max: max as f64,
+            });
+        }
+    }
+    Ok(())
+}
