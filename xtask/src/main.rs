@@ -554,7 +554,10 @@ fn test() -> Result {
         "--locked",
     ]))?;
     // 100 000 random inputs per core entry point: a value or an error, never
-    // a panic, never a NaN or an infinity.
+    // a panic, never a NaN or an infinity. And 100 000 random API requests
+    // per entry point (evaluate, plan, run, both timelines): no plan differs
+    // from a field the request fixed or exceeds a bound it set, and every
+    // "no plan" says why.
     run(cmd("cargo").args([
         "test",
         "--release",
@@ -562,6 +565,8 @@ fn test() -> Result {
         "plan3d-core",
         "--test",
         "robustness",
+        "--test",
+        "requests",
         "--locked",
     ]))?;
     // The same numbers without std: with alloc, and with neither (the tests

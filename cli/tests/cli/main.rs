@@ -124,7 +124,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         ),
         (
             &["zero", "--params", "inf", "--dp", "1", "--stage", "0"],
-            "finite",
+            "'inf' is not a number",
         ),
         (
             &["zero", "--params", "1e9", "--dp", "1", "--stage", "7"],

@@ -143,3 +143,104 @@ fn plan_timeline_draws_the_plan_found() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("modular schedule: makespan"), "{text}");
 }
+
+/// A fixed `--zero` is honoured: the method that implies ZeRO-3 leaves
+/// `any`, and asking for it with another stage is refused in words.
+#[test]
+fn a_fixed_zero_stage_is_honoured() {
+    let base = "plan --assumptions practice --model gpt-3 --gpu a100-80gb --gpus 1024";
+    for z in ["0", "1", "2"] {
+        let v = json_words(&format!("{base} --zero {z}"));
+        assert_eq!(v["zero"], z, "--zero {z}");
+        assert_eq!(v["method"], "baseline", "--zero {z}");
+        assert_eq!(f(&v, "gpus"), 1024.0);
+    }
+    let v = json_words(&format!("{base} --zero 3-step"));
+    assert_eq!(v["zero"], "3-step");
+    // Meta's layout with the batch it trained at: ZeRO 1 as asked.
+    let v = json_words(
+        "plan --assumptions practice --model llama-3.1-405b --gpu h100-sxm --node-size 8 \
+         --data 64 --pipe 16 --tensor 8 --zero 1 --global-batch 1024",
+    );
+    assert_eq!(
+        (
+            v["zero"].as_str(),
+            f(&v, "data"),
+            f(&v, "pipe"),
+            f(&v, "tensor")
+        ),
+        (Some("1"), 64.0, 16.0, 8.0)
+    );
+    assert_errors(&[
+        (
+            &[
+                "plan",
+                "--assumptions",
+                "practice",
+                "--model",
+                "gpt-3",
+                "--method",
+                "partitioned",
+                "--zero",
+                "1",
+            ],
+            "zero must be 3 or 3-step",
+        ),
+        (
+            &["plan", "--model", "gpt-3", "--data", "64"],
+            "data is read only by the practice search",
+        ),
+        (
+            &[
+                "plan",
+                "--assumptions",
+                "practice",
+                "--model",
+                "gpt-3",
+                "--tensor",
+                "5",
+            ],
+            "tensor-parallel degree (5) must divide attention heads (96)",
+        ),
+        (
+            &[
+                "plan",
+                "--assumptions",
+                "practice",
+                "--model",
+                "gpt-3",
+                "--recompute",
+                "none",
+                "--activations",
+                "full",
+            ],
+            "recompute none contradicts activations full",
+        ),
+    ]);
+}
+
+/// "No plan" names the constraint that failed closest and the nearest
+/// change, with the plan that change gives.
+#[test]
+fn no_plan_says_why_and_what_would_work() {
+    // Llama 3.1 405B at 8 K without recomputation: memory.
+    let out = plan3d_words(
+        "plan --assumptions practice --model llama-3.1-405b --gpu h100-sxm --node-size 8 \
+         --recompute none --max-gpus 16384",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("Closest: memory: the lightest layout tried"),
+        "{err}"
+    );
+    assert!(err.contains("of the GPU's 80 GiB"), "{err}");
+    assert!(err.contains("; with recompute "), "{err}");
+    assert!(err.contains("the heaviest stage needs"), "{err}");
+    // A fixed micro-batch outside 1-8 is honoured, not silently dropped.
+    let v = json_words(
+        "plan --assumptions practice --model llama-3.1-8b --gpu h100-sxm --node-size 8 \
+         --gpus 64 --micro-batch 3 --global-batch 768",
+    );
+    assert_eq!(f(&v, "micro_batch"), 3.0);
+}

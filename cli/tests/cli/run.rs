@@ -1,7 +1,7 @@
 //! `plan3d run`: the plan's fields and the whole run's, consistent with
 //! each other; the cheapest plan; bad inputs.
 
-use super::{assert_errors, f, json_words};
+use super::{assert_errors, f, json_words, plan3d_words};
 
 const LLAMA70B: &str = "run --model llama-3.1-70b --gpu h100-sxm --node-size 8 \
      --network infiniband-400 --gpus 1024 --tokens 1.5e12 --global-batch 1024";
@@ -141,4 +141,60 @@ fn counts_take_the_units_people_type() {
             "is not a number",
         ),
     ]);
+}
+
+/// Meta's published layout for Llama 3.1 405B (TP 8, PP 16, DP 128) at the
+/// critical batch has 4 micro-batches for 16 stages: the error says so and
+/// that its own batch, 2 048 sequences (16 Mi tokens), gives a plan; with
+/// that batch it runs on exactly that layout. DeepSeek-V3's layout (PP 16,
+/// EP 64, no TP) likewise.
+#[test]
+fn a_published_layout_is_explained_then_run() {
+    let meta = "run --model llama-3.1-405b --gpu h100-sxm --node-size 8 --data 128 --pipe 16 \
+                --tensor 8 --tokens 15.6e12";
+    let out = plan3d_words(meta);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "Closest: micro-batches: the critical batch of 516 sequences (eq. 2; no batch was \
+             set) leaves 4 micro-batches (DP 128, micro-batch 1) for 16 pipeline stages"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("with a batch of up to 2048 sequences (batch 2048)"),
+        "{err}"
+    );
+    assert!(err.contains("on 16384 GPUs"), "{err}");
+    let v = json_words(&format!("{meta} --batch-tokens 16Mi"));
+    assert_eq!(
+        (
+            f(&v, "data"),
+            f(&v, "pipe"),
+            f(&v, "tensor"),
+            f(&v, "batch"),
+            f(&v, "gpus")
+        ),
+        (128.0, 16.0, 8.0, 2048.0, 16384.0)
+    );
+    let deepseek = "run --model deepseek-v3 --gpu h800 --node-size 8 --gpus 2048 --pipe 16 \
+                    --expert-parallel 64 --tensor 1 --precision fp8";
+    let out = plan3d_words(deepseek);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Closest: micro-batches: the critical batch"),
+        "{err}"
+    );
+    assert!(err.contains("(batch 2048)"), "{err}");
+    let v = json_words(&format!("{deepseek} --global-batch 15360"));
+    assert_eq!(
+        (
+            f(&v, "pipe"),
+            f(&v, "expert_parallel"),
+            f(&v, "tensor"),
+            f(&v, "batch")
+        ),
+        (16.0, 64.0, 1.0, 15360.0)
+    );
 }

@@ -50,7 +50,7 @@ fn practice_flags() {
         ("--zero 9", "ZeRO stage"),
         ("--recompute paper", "recomputation"),
         ("--global-batch 12", "multiple of data"),
-        ("--tokens=-5", "token budget"),
+        ("--tokens=-5", "'-5' is not a number"),
         ("--optimizer lion", "optimizer"),
         ("--tensor 3", "tensor-parallel degree"),
     ] {

@@ -478,9 +478,20 @@ fn evaluation_of(
         expert: p.expert_parallel.unwrap_or(1),
     };
     if let Some(rc) = &p.recompute {
-        cfg.activation = recompute(rc)?;
+        let r = recompute(rc)?;
+        if cfg.activation != ActivationModel::Paper && cfg.activation != r {
+            return Err(ApiError(format!(
+                "recompute {} contradicts activations {}: give one of them",
+                r.name(),
+                cfg.activation.name()
+            )));
+        }
+        cfg.activation = r;
     } else if practice && cfg.activation == ActivationModel::Paper {
         cfg.activation = ActivationModel::None;
+    }
+    if p.zero.is_some() && !cfg.method.admits(cfg.zero) {
+        return Err(ApiError(cfg.method.zero_refusal().into()));
     }
     if let Some(gb) = p.global_batch {
         let per = u64::from(cfg.data) * u64::from(cfg.micro_batch);
@@ -547,6 +558,14 @@ fn plan_with(
     if c.cheapest && !practice {
         return Err("the cheapest plan is a practice search: add --assumptions practice".into());
     }
+    if !practice {
+        if let Some(field) = practice_only(r) {
+            return Err(ApiError(format!(
+                "{field} is read only by the practice search: add assumptions practice \
+                 (--assumptions practice), or leave it out"
+            )));
+        }
+    }
     // The setting's default method, for the CLI and JSON requests alike.
     let method_name = match r.method.trim() {
         "" if practice => "any",
@@ -570,7 +589,7 @@ fn plan_with(
             micro_batch: r.micro_batch,
             sequence_parallel: p.sequence_parallel,
             zero: p.zero.as_deref().map(zero_stage).transpose()?,
-            recompute: p.recompute.as_deref().map(recompute).transpose()?,
+            recompute: recomputation(p.recompute.as_deref(), c.activation)?,
             pipeline_schedule: p
                 .pipeline_schedule
                 .as_deref()
@@ -625,6 +644,49 @@ fn plan_with(
         other => Err(ApiError(format!(
             "unknown search '{other}': use rules or exhaustive"
         ))),
+    }
+}
+
+/// The first field of a plan request that only the practice search reads
+/// (the paper's search would ignore it), by its request name.
+fn practice_only(r: &PlanRequest) -> Option<&'static str> {
+    let p = &r.practice;
+    [
+        ("data", r.data.is_some()),
+        ("pipe", r.pipe.is_some()),
+        ("micro_batch", r.micro_batch.is_some()),
+        ("virtual_stages", p.virtual_stages.is_some()),
+        ("sequence_parallel", p.sequence_parallel.is_some()),
+        ("zero", p.zero.is_some()),
+        ("recompute", p.recompute.is_some()),
+        ("pipeline_schedule", p.pipeline_schedule.is_some()),
+        ("zero_r", p.zero_r.is_some()),
+        ("global_batch", p.global_batch.is_some()),
+        ("context_parallel", p.context_parallel.is_some()),
+        ("precision", p.precision.is_some()),
+        ("expert_parallel", p.expert_parallel.is_some()),
+        ("expert_imbalance", p.expert_imbalance.is_some()),
+        ("overlap_expert", p.overlap_expert.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name))
+}
+
+/// The recomputation a practice request fixes: `recompute`, or the
+/// constraints' activation model where it names one (`full`, `selective`,
+/// `none`; `paper` leaves it to the search). Both, differing, is an error.
+fn recomputation(
+    recompute_name: Option<&str>,
+    activations: ActivationModel,
+) -> Result<Option<ActivationModel>, ApiError> {
+    let from_activations = (activations != ActivationModel::Paper).then_some(activations);
+    match (recompute_name.map(recompute).transpose()?, from_activations) {
+        (Some(r), Some(a)) if r != a => Err(ApiError(format!(
+            "recompute {} contradicts activations {}: give one of them",
+            r.name(),
+            a.name()
+        ))),
+        (r, a) => Ok(r.or(a)),
     }
 }
 

@@ -275,7 +275,8 @@ pub(crate) fn search(
                         rec.budget(g, gpus);
                         break;
                     }
-                    if c.exact_gpus.is_some_and(|g| gpus != g) {
+                    if let Some(g) = c.exact_gpus.filter(|&g| gpus != g) {
+                        rec.cluster(g);
                         continue;
                     }
                     let m = match space.global_batch {
