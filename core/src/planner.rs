@@ -806,8 +806,14 @@ pub fn plan_schedule(
     }
     if kind == ScheduleKind::Interleaved && n % p != 0 {
         // The simulated interleaved schedule takes whole rounds of p
-        // micro-batches (Megatron's rule); the caption says what is shown.
-        n = (n / p).max(1) * p;
+        // micro-batches (Megatron's rule; Llama 3's schedule lifts it); the
+        // caption says what is shown, never more micro-batches than the
+        // plan has: fewer than p are shown on as many devices.
+        if n < p {
+            p = n;
+        } else {
+            n = n / p * p;
+        }
     }
     let paper = Durations::from_cost_model(
         model,

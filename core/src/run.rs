@@ -156,6 +156,18 @@ pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
                 "batch ramp batch {batch} tokens is not positive"
             ));
         }
+        // The bounds of a training run (the token budget's, 1e18) and of a
+        // step (1e15 tokens, a thousand times DeepSeek-V3's largest batch).
+        if start > MAX_RAMP_START {
+            return Err(alloc::format!(
+                "batch ramp start {start} tokens is above {MAX_RAMP_START:e}"
+            ));
+        }
+        if batch > MAX_RAMP_BATCH {
+            return Err(alloc::format!(
+                "batch ramp batch {batch} tokens is above {MAX_RAMP_BATCH:e}"
+            ));
+        }
         if out.last().is_some_and(|l| start <= l.start_tokens) {
             return Err("batch ramp starts must increase".into());
         }
@@ -170,6 +182,12 @@ pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
         Some(_) => Ok(out),
     }
 }
+
+/// The latest start a ramp phase may have, in tokens (the token budget's
+/// bound).
+pub const MAX_RAMP_START: f64 = 1e18;
+/// The largest batch a ramp phase may have, in tokens.
+pub const MAX_RAMP_BATCH: f64 = 1e15;
 
 /// The most phases a ramp on the page holds.
 pub const MAX_RAMP: usize = 4;

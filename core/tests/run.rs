@@ -270,7 +270,17 @@ fn bad_run_settings_are_errors() {
         let e = run::run(&m, &hw, &cfg, &a, &s).unwrap_err().to_string();
         assert!(e.contains(word), "{e}");
     }
-    for bad in ["", "5:4M", "0:4M,0:8M", "0:x", "0:0", "0:4Q"] {
+    // The fuzzer's find: a 2e80-token batch printed back as digits it refused.
+    for bad in [
+        "",
+        "5:4M",
+        "0:4M,0:8M",
+        "0:x",
+        "0:0",
+        "0:4Q",
+        "0:2e80B",
+        "0:4M,2e18:8M",
+    ] {
         assert!(parse_ramp(bad).is_err(), "{bad}");
     }
     assert_eq!(

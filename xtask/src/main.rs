@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         "bench" => bench(),
         "fuzz" => {
             let secs = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
-            setup(Needs::ALL).and_then(|()| fuzz(secs))
+            setup(Needs::ALL).and_then(|()| fuzz(secs, args.get(2).map(String::as_str)))
         }
         _ => {
             eprintln!(
@@ -50,7 +50,7 @@ fn main() -> ExitCode {
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
                  api    build the JavaScript API into $TRUNK_STAGING_DIR/api (Trunk's hook)\n  \
                  test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
-                 fuzz [SECONDS]  fuzz the URL-state parser (default 60 s)"
+                 fuzz [SECONDS] [TARGET]  fuzz every door (URL, numbers, the API's JSON requests) for SECONDS each (default 60)"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
         }
@@ -435,14 +435,90 @@ fn serve() -> Result {
     run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1"]))
 }
 
-/// Fuzzes the URL-state parser for `secs` seconds (libFuzzer, no sanitizer:
-/// the toolchain is stable).
-fn fuzz(secs: u32) -> Result {
-    run(cmd("cargo")
-        .current_dir(root().join("fuzz"))
-        .args(["fuzz", "run", "--sanitizer", "none", "url_state", "--"])
-        .arg(format!("-max_total_time={secs}"))
-        .arg("-seed=1"))
+/// The libFuzzer targets (`fuzz/fuzz_targets/`): every door that reads
+/// what a user or a script writes. Each keeps its corpus in
+/// `fuzz/corpus/<target>/`.
+const FUZZ_TARGETS: [&str; 6] = [
+    "url_state",
+    "numbers",
+    "evaluate_request",
+    "plan_request",
+    "run_request",
+    "timeline_request",
+];
+
+/// Fuzzes each target for `secs` seconds (libFuzzer, no sanitizer: the
+/// toolchain is stable), or only `only`; prints each target's runs and
+/// coverage. A crash fails the task and leaves its input in
+/// `fuzz/artifacts/<target>/`.
+fn fuzz(secs: u32, only: Option<&str>) -> Result {
+    let targets: Vec<&str> = FUZZ_TARGETS
+        .iter()
+        .copied()
+        .filter(|t| only.is_none_or(|o| o == *t))
+        .collect();
+    if targets.is_empty() {
+        return Err(format!(
+            "unknown fuzz target '{}': use one of {}",
+            only.unwrap_or_default(),
+            FUZZ_TARGETS.join(", ")
+        ));
+    }
+    run(cmd("cargo").current_dir(root().join("fuzz")).args([
+        "fuzz",
+        "build",
+        "--sanitizer",
+        "none",
+    ]))?;
+    let mut summary = Vec::new();
+    for target in targets {
+        let corpus = root().join("fuzz").join("corpus").join(target);
+        fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+        let mut c = cmd("cargo");
+        c.current_dir(root().join("fuzz"))
+            .args(["fuzz", "run", "--sanitizer", "none", target, "--"])
+            .arg(format!("-max_total_time={secs}"))
+            .arg("-seed=1")
+            .arg("-print_final_stats=1");
+        let shown = format!("{c:?}");
+        println!("$ {shown}");
+        let out = c.output().map_err(|e| format!("cannot run {shown}: {e}"))?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        let (runs, cov) = fuzz_figures(&log);
+        let line = format!("{target}: {runs} runs, {cov} coverage edges, {secs} s");
+        println!("  {line}");
+        if !out.status.success() {
+            let tail: Vec<&str> = log.lines().rev().take(40).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(format!("{shown} failed:\n{}", tail.join("\n")));
+        }
+        summary.push(line);
+    }
+    println!("fuzzing:\n  {}", summary.join("\n  "));
+    Ok(())
+}
+
+/// The runs and the coverage (libFuzzer's `cov:`, edges reached) of a
+/// libFuzzer log.
+fn fuzz_figures(log: &str) -> (u64, u64) {
+    let number_after = |line: &str, key: &str| -> Option<u64> {
+        let rest = &line[line.find(key)? + key.len()..];
+        rest.split_whitespace().next()?.parse().ok()
+    };
+    let runs = log
+        .lines()
+        .rev()
+        .find_map(|l| {
+            l.strip_prefix("Done ")
+                .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0);
+    let cov = log
+        .lines()
+        .rev()
+        .find_map(|l| number_after(l, "cov: "))
+        .unwrap_or(0);
+    (runs, cov)
 }
 
 /// Criterion benchmarks of core and the browser benchmark; prints the
@@ -629,7 +705,8 @@ fn test() -> Result {
             "--nocapture",
         ])
         .env("PLAN3D_CHROMIUM", CHROMIUM))?;
-    fuzz(20)?;
+    // A short run of every fuzz target on its kept corpus.
+    fuzz(15, None)?;
     println!(
         "all checks passed in {:.0} s",
         start.elapsed().as_secs_f64()

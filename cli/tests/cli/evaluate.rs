@@ -153,3 +153,21 @@ fn evaluate_timeline_is_the_pages_step() {
         "possible values",
     )]);
 }
+
+/// The fuzzer's find: an interleaved plan with fewer micro-batches than
+/// stages (Llama 3 lifts Megatron's rule of whole rounds) was drawn with
+/// 16 micro-batches for its 1. It is drawn on as many devices as it has
+/// micro-batches, and never with more micro-batches than it has.
+#[test]
+fn an_interleaved_timeline_never_shows_more_micro_batches_than_the_plan() {
+    for m in [1, 3, 12, 20] {
+        let t = timeline_json(&format!(
+            "evaluate --model llama-3.1-405b --gpu h100-sxm --node-size 8 --assumptions practice \
+             --data 64 --pipe 16 --tensor 8 --virtual-stages 4 --micro-batches {m}"
+        ));
+        let (shown, plan) = (f(&t, "shown_micro_batches"), f(&t, "plan_micro_batches"));
+        assert_eq!(plan, f64::from(m));
+        assert!(shown <= plan && shown >= 1.0, "{m}: {shown} of {plan}");
+        assert!(f(&t, "shown_devices") <= 16.0);
+    }
+}
