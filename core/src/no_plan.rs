@@ -248,7 +248,7 @@ pub enum Change {
     BatchLimit(u64),
     /// The cluster's size (`gpus`).
     Cluster(u64),
-    /// The GPU budget (`max_gpus`).
+    /// The GPU budget (`max_gpus`): the fewest GPUs with a plan.
     Budget(u64),
     /// No target time (`target_days` removed).
     NoTarget,
@@ -277,7 +277,7 @@ impl fmt::Display for Change {
             Self::GlobalBatch(b) => write!(f, "global_batch {b} (sequences)"),
             Self::BatchLimit(b) => write!(f, "a batch of up to {b} sequences (batch {b})"),
             Self::Cluster(n) => write!(f, "a cluster of {n} GPUs (gpus {n})"),
-            Self::Budget(n) => write!(f, "a GPU budget of {n} (max_gpus {n})"),
+            Self::Budget(n) => write!(f, "a GPU budget of at least {n} (max_gpus {n})"),
             Self::NoTarget => f.write_str("no target time (target_days unset)"),
             Self::NoMinEfficiency => f.write_str("no minimum efficiency (min_efficiency 0)"),
         }

@@ -126,6 +126,37 @@ fn practice_plan(
     search::practice(model, hw, inputs.parallelism, c, &space, &inputs.knobs())
 }
 
+/// Why `method` has no practice plan for the page's inputs, with the
+/// nearest change that has one ([`search::explain`]: the sentence the CLI
+/// and the JavaScript API give). `None` under paper, or where the method
+/// has a plan. It searches again a few times: call it for the headline
+/// only, when it has no plan.
+#[must_use]
+pub fn explain(inputs: &Inputs, out: &Outputs, method: Method) -> Option<Error> {
+    if !inputs.practice() {
+        return None;
+    }
+    let (_, plan) = out.plans.iter().find(|(m, _)| *m == method)?;
+    match plan {
+        Err(Error::NoPlan { why: None, .. }) => {
+            let space = search::Space {
+                method: Some(method),
+                ..practice_space(inputs)
+            };
+            Some(search::explain(
+                &out.model,
+                &out.hardware,
+                inputs.parallelism,
+                &out.constraints,
+                &space,
+                &inputs.knobs(),
+                &[method],
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// Why a practice plan takes its time and memory, in words: the step's
 /// parts and the heaviest stage's memory (the practice counterpart of the
 /// rules' bindings).

@@ -301,3 +301,28 @@ fn the_page_takes_fp8() {
     let err = day("model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512&prec=fp8").unwrap_err();
     assert!(err.contains("FP8"), "{err}");
 }
+
+/// Under practice, a method with no plan is explained on the page as the
+/// CLI explains it: the closest miss and the nearest change with its plan
+/// (X160 on 8 A100s of 40 GB: the state alone needs 2 642 GiB a GPU; the
+/// fewest GPUs that hold it, 640). Under paper, the rules' advice stays.
+#[test]
+fn no_plan_on_the_page_says_why_as_the_cli_does() {
+    let (i, _) = Inputs::from_query("model=x160&gpu=a100-40gb&gpus=8&method=baseline");
+    assert!(i.practice());
+    let out = planner::outputs(&i).unwrap();
+    let e = planner::explain(&i, &out, plan3d_core::Method::Baseline).expect("explained");
+    let text = e.to_string();
+    assert!(text.starts_with("no plan: no configuration satisfies the constraints. Closest: memory: the lightest layout tried"), "{text}");
+    assert!(
+        text.contains("with a GPU budget of at least 640 (max_gpus 640)"),
+        "{text}"
+    );
+    // A method with a plan has nothing to explain.
+    let (ok, _) = Inputs::from_query("model=gpt-3&gpus=1024");
+    let out = planner::outputs(&ok).unwrap();
+    assert!(planner::explain(&ok, &out, plan3d_core::Method::Baseline).is_none());
+    let (paper, _) = Inputs::from_query("assume=paper&model=x1000");
+    let out = planner::outputs(&paper).unwrap();
+    assert!(planner::explain(&paper, &out, plan3d_core::Method::Improved).is_none());
+}

@@ -198,6 +198,25 @@ pub fn Plans(
             } else {
                 ""
             };
+            // Under practice, the search's own explanation: the closest
+            // miss and the nearest change (the CLI's sentence).
+            let explained = outputs.with(|o| {
+                (*o.0)
+                    .as_ref()
+                    .ok()
+                    .and_then(|o| inputs.with(|i| planner::explain(i, o, method())))
+            });
+            if let Some(plan3d_core::Error::NoPlan {
+                reason,
+                why: Some(why),
+            }) = explained
+            {
+                return Some(format!(
+                    "No plan for {} with {}: {reason}. Closest: {why}.{tail}",
+                    fmt::params(params),
+                    method().label()
+                ));
+            }
             let why = match err {
                 plan3d_core::Error::NoPlan { reason, .. } => reason.to_string(),
                 e => e.to_string(),

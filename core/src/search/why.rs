@@ -29,6 +29,10 @@ use crate::hardware::Hardware;
 use crate::model::ModelShape;
 use crate::no_plan::{BatchSource, Change, Fix, Miss, Why};
 
+/// A target time every plan meets: with it the search's objective is the
+/// fewest GPUs.
+const FOREVER_DAYS: f64 = 1e9;
+
 /// One input released (or, for the batch, raised) for a search again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Release {
@@ -206,6 +210,11 @@ fn apply(
         Release::Budget => {
             c.max_gpus?;
             c2.max_gpus = None;
+            // The smallest budget that has a plan: the fewest GPUs (the
+            // objective of a target time, here one every plan meets).
+            if c2.target_days.is_none() {
+                c2.target_days = Some(FOREVER_DAYS);
+            }
         }
         Release::Target => {
             c.target_days?;

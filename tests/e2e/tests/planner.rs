@@ -458,6 +458,29 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     let h = headline("model=x1000");
     assert!(h.starts_with("No plan for"), "{h}");
     assert!(h.contains("Try a GPU with more memory"), "{h}");
+    // Under practice the headline gives the search's own explanation, the
+    // sentence the CLI prints: the closest miss and the nearest change.
+    b.goto(&format!(
+        "{base}?model=x160&gpu=a100-40gb&gpus=8&method=baseline"
+    ));
+    let h = b
+        .wait(
+            "const t = document.querySelector('[data-testid=headline]').textContent;
+             return t && t.includes('Closest') ? t : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(h.starts_with("No plan for"), "{h}");
+    assert!(
+        h.contains("Closest: memory: the lightest layout tried"),
+        "{h}"
+    );
+    assert!(
+        h.contains("with a GPU budget of at least 640 (max_gpus 640)"),
+        "{h}"
+    );
     // Under practice each row is its method's best; when the method shown
     // in detail is not the fastest, the headline names the one that is
     // (DeepSeek-V3 on 2 048 H800s: Megatron-style 33.3 days, the layered
