@@ -27,32 +27,27 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
         .map_err(|e| JsError::new(&format!("cannot return the result: {e}")))
 }
 
-/// The request in `value`: an object whose fields are all known (the
-/// fields of `T::default()`), each of the right type.
+/// The request in `value`: an object whose fields are all known, each of
+/// the right type, read by core's JSON door ([`api::json::request`]) so
+/// that every door accepts and refuses the same requests.
 fn from_js<T: DeserializeOwned + Serialize + Default>(value: JsValue) -> Result<T, JsError> {
+    api::json::request(&json_text(value)?).map_err(|e| JsError::new(&e.0))
+}
+
+/// `value` as JSON text (`null` for undefined or null).
+fn json_text(value: JsValue) -> Result<String, JsError> {
     if value.is_undefined() || value.is_null() {
-        return Ok(T::default());
+        return Ok("null".into());
     }
     if !value.is_object() || js_sys::Array::is_array(&value) {
         return Err(JsError::new(
             "bad request: expected an object of named fields",
         ));
     }
-    let known = to_js(&T::default())?;
-    let known: Vec<String> = js_sys::Object::keys(known.unchecked_ref::<js_sys::Object>())
-        .iter()
-        .filter_map(|k| k.as_string())
-        .collect();
-    for key in js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if !known.contains(&key) {
-            return Err(JsError::new(&format!(
-                "bad request: unknown field '{key}' (known: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&format!("bad request: {e}")))
+    js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| JsError::new("bad request: not representable as JSON"))
 }
 
 fn answer<T: Serialize>(r: Result<T, ApiError>) -> Result<JsValue, JsError> {
@@ -113,7 +108,9 @@ pub fn plan(request: JsValue) -> Result<JsValue, JsError> {
 /// A thrown `Error` for a bad request.
 #[wasm_bindgen]
 pub fn run(request: JsValue) -> Result<JsValue, JsError> {
-    answer(api::run(&from_js::<request::RunRequest>(request)?))
+    answer(api::run(
+        &api::json::run_request(&json_text(request)?).map_err(|e| JsError::new(&e.0))?,
+    ))
 }
 
 /// `plan3d sweep`: an array of rows.
@@ -191,6 +188,19 @@ pub fn estimate(
         flops_per_gpu,
         flops_factor.unwrap_or(plan3d_core::estimate::FLOPS_FACTOR_RECOMPUTE),
     ))
+}
+
+/// Any entry point by name (`model`, `hardware`, `evaluate`, `plan`,
+/// `run`, `sweep`, `schedule`, `timeline`, `plan_timeline`), JSON text in,
+/// and out byte for byte what `plan3d … --json` prints (and Python's
+/// `plan3d.call`).
+///
+/// # Errors
+///
+/// A thrown `Error` for an unknown entry or a bad request.
+#[wasm_bindgen(js_name = callJson)]
+pub fn call_json(entry: &str, text: &str) -> Result<String, JsError> {
+    api::json::call(entry, text).map_err(|e| JsError::new(&e.0))
 }
 
 /// plan3d's version.

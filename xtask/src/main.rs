@@ -23,6 +23,9 @@ use std::time::Instant;
 const TRUNK_VERSION: &str = "0.21.14";
 /// cargo-fuzz builds libFuzzer targets on stable with `--sanitizer none`.
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
+/// maturin builds the Python wheel (`py/`); pytest runs its tests.
+const MATURIN_VERSION: &str = "1.16.0";
+const PYTEST_VERSION: &str = "8.3.4";
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         // build being staged.
         "api" => build_api(),
         "bench" => bench(),
+        "py" => python_tools().and_then(|()| python_tests()),
         "fuzz" => {
             let secs = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
             setup(Needs::ALL).and_then(|()| fuzz(secs, args.get(2).map(String::as_str)))
@@ -49,7 +53,7 @@ fn main() -> ExitCode {
                 "usage: cargo xtask <task>\n\n  setup  install missing tools (pinned)\n  \
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
                  api    build the JavaScript API into $TRUNK_STAGING_DIR/api (Trunk's hook)\n  \
-                 test   run every test\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
+                 test   run every test\n  py     build the Python wheel, install it into a fresh virtual environment, run its tests\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
                  fuzz [SECONDS] [TARGET]  fuzz every door (URL, numbers, the API's JSON requests) for SECONDS each (default 60)"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
@@ -193,6 +197,7 @@ fn setup(needs: Needs) -> Result {
         }
     }
     if needs.browser {
+        python_tools()?;
         cargo_install("cargo-fuzz", "cargo-fuzz", CARGO_FUZZ_VERSION, true)?;
         if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
             println!("ok: chromium");
@@ -217,6 +222,87 @@ fn setup(needs: Needs) -> Result {
         }
     }
     Ok(())
+}
+
+/// The virtual environment that holds maturin and pytest, outside the
+/// clone so that a fresh clone on the same machine finds them.
+fn tools_venv() -> PathBuf {
+    let home = env::var_os("HOME").map_or_else(|| root().join("target"), PathBuf::from);
+    home.join(".cache/plan3d/py-tools")
+}
+
+/// maturin and pytest at pinned versions, in [`tools_venv`], unless there.
+fn python_tools() -> Result {
+    let venv = tools_venv();
+    let bin = venv.join("bin");
+    let have = |tool: &str, version: &str| {
+        Command::new(bin.join(tool))
+            .arg("--version")
+            .output()
+            .ok()
+            .is_some_and(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned()
+                    + &String::from_utf8_lossy(&o.stderr);
+                text.split_whitespace()
+                    .any(|w| w.trim_end_matches(',') == version)
+            })
+    };
+    if have("maturin", MATURIN_VERSION) && have("pytest", PYTEST_VERSION) {
+        println!("ok: maturin {MATURIN_VERSION}, pytest {PYTEST_VERSION}");
+        return Ok(());
+    }
+    if !bin.join("pip").exists() {
+        run(cmd("python3").arg("-m").arg("venv").arg(&venv))?;
+    }
+    run(cmd(&bin.join("pip").to_string_lossy()).args([
+        "install",
+        "--quiet",
+        &format!("maturin=={MATURIN_VERSION}"),
+        &format!("pytest=={PYTEST_VERSION}"),
+    ]))
+}
+
+/// The Python package: the wheel built by maturin, installed into a fresh
+/// virtual environment (`target/py-venv`) with pytest, and its tests run
+/// against the CLI built with the same profile.
+fn python_tests() -> Result {
+    let tools = tools_venv().join("bin");
+    let wheels = root().join("target/wheels");
+    let _ = fs::remove_dir_all(&wheels);
+    run(cmd(&tools.join("maturin").to_string_lossy()).args([
+        "build",
+        "--profile",
+        "py",
+        "--locked",
+        "-m",
+        "py/Cargo.toml",
+        "-o",
+        "target/wheels",
+    ]))?;
+    let wheel = fs::read_dir(&wheels)
+        .map_err(|e| format!("{}: {e}", wheels.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or("maturin built no wheel")?;
+    run(cmd("cargo").args(["build", "--profile", "py", "-p", "plan3d-cli", "--locked"]))?;
+    let venv = root().join("target/py-venv");
+    let _ = fs::remove_dir_all(&venv);
+    run(cmd("python3").arg("-m").arg("venv").arg(&venv))?;
+    let pip = venv.join("bin/pip");
+    run(cmd(&pip.to_string_lossy())
+        .args(["install", "--quiet", &format!("pytest=={PYTEST_VERSION}")])
+        .arg(&wheel))?;
+    run(cmd(&venv.join("bin/python").to_string_lossy())
+        .args([
+            "-m",
+            "pytest",
+            "py/tests",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .env("PLAN3D_CLI", root().join("target/py/plan3d")))
 }
 
 fn build() -> Result {
@@ -627,8 +713,12 @@ fn test() -> Result {
         "plan3d-e2e",
         "--exclude",
         "plan3d-app",
+        "--exclude",
+        "plan3d-py",
         "--locked",
     ]))?;
+    // The Python package, built, installed into a fresh environment, tested.
+    python_tests()?;
     // 100 000 random inputs per core entry point: a value or an error, never
     // a panic, never a NaN or an infinity. And 100 000 random API requests
     // per entry point (evaluate, plan, run, both timelines): no plan differs

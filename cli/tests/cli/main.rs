@@ -68,6 +68,7 @@ fn assert_errors(cases: &[(&[&str], &str)]) {
 }
 
 mod evaluate;
+mod examples;
 mod golden;
 mod model;
 mod plan;

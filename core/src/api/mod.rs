@@ -22,6 +22,8 @@
 //! # Ok::<(), plan3d_core::api::ApiError>(())
 //! ```
 
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod report;
 pub mod request;
 #[cfg(feature = "schema")]
