@@ -44,6 +44,18 @@ fn json_text(value: JsValue) -> Result<String, JsError> {
             "bad request: expected an object of named fields",
         ));
     }
+    // JSON has no NaN or infinity: `JSON.stringify` would write null,
+    // which unsets an optional field without a word. Refuse them by name.
+    let object: &js_sys::Object = value.unchecked_ref();
+    for key in js_sys::Object::keys(object).iter() {
+        let v = js_sys::Reflect::get(&value, &key).unwrap_or(JsValue::UNDEFINED);
+        if let Some(x) = v.as_f64().filter(|x| !x.is_finite()) {
+            return Err(JsError::new(&format!(
+                "bad request: {} must be a finite number, not {x}",
+                key.as_string().unwrap_or_default()
+            )));
+        }
+    }
     js_sys::JSON::stringify(&value)
         .ok()
         .and_then(|s| s.as_string())

@@ -221,3 +221,52 @@ fn results_equal_cores_and_errors_are_thrown() {
         api::plan,
     );
 }
+
+/// One request, the same JSON from every door: `callJson(entry, text)` in
+/// the browser gives byte for byte core's JSON door (which the CLI's
+/// `--json` and Python's `plan3d.call` give, their own tests say), for each
+/// of the README's examples; an error, the same words. The object API
+/// takes the fields its old key check refused (those unset by default), and
+/// a `run` without `assumptions` is practice, as the CLI's.
+#[test]
+fn call_json_is_byte_for_byte_the_cli_and_python() {
+    let url = serve(dist(), "/");
+    let b = Browser::start(800, 600);
+    b.goto(&format!("{url}api/example.html"));
+    b.wait(
+        "return document.getElementById('out').textContent.includes('GPUs')",
+        Duration::from_secs(20),
+    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples.json");
+    let examples: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for ex in examples.as_array().unwrap() {
+        let entry = ex["entry"].as_str().unwrap();
+        let text = ex["request"].to_string();
+        let got = b.exec(
+            "const [entry, text] = arguments;
+             return (async () => {
+               const m = await import('./plan3d.js'); await m.default();
+               try { return { ok: m.callJson(entry, text) }; }
+               catch (e) { return { err: String(e.message) }; }
+             })();",
+            &[json!(entry), json!(text)],
+        );
+        match api::json::call(entry, &text) {
+            Ok(want) => assert_eq!(got["ok"].as_str(), Some(want.as_str()), "{}", ex["what"]),
+            Err(e) => assert_eq!(got["err"].as_str(), Some(e.0.as_str()), "{}", ex["what"]),
+        }
+    }
+    check(
+        &b,
+        "plan",
+        json!({ "model": "llama-3.1-8b", "gpu": "h100-sxm", "node_size": 8,
+                "assumptions": "practice", "gpus": 64, "pipeline_schedule": "any" }),
+        api::plan,
+    );
+    let r = call(
+        &b,
+        "run",
+        &json!({ "model": "llama-3.1-8b", "gpu": "h100-sxm", "node_size": 8, "gpus": 64 }),
+    );
+    assert_eq!(r["ok"]["assumptions"], "practice", "{r}");
+}
