@@ -74,13 +74,13 @@ pub fn request<T: DeserializeOwned + Serialize + Default>(text: &str) -> Result<
     Ok(parsed)
 }
 
-/// A `run` request: as [`request`], under `practice` unless `assumptions`
+/// A `run` request: as [`request()`], under `practice` unless `assumptions`
 /// is given (as the CLI's `run`: the plan's flattened fields would
 /// otherwise default it to `paper`).
 ///
 /// # Errors
 ///
-/// As [`request`].
+/// As [`request()`].
 pub fn run_request(text: &str) -> Result<request::RunRequest, ApiError> {
     let mut r: request::RunRequest = request(text)?;
     let given = serde_json::from_str::<Value>(text.trim())

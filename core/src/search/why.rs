@@ -4,9 +4,9 @@
 //! Two passes, run only when a search has failed:
 //!
 //! 1. **The closest miss.** The search runs again recording what it
-//!    rejects ([`Recorder`]), its memory floor off so that every layout's
+//!    rejects (the practice search's recorder), its memory floor off so that every layout's
 //!    real heaviest stage is measured; the constraint that failed closest
-//!    to passing is kept ([`Recorder::closest`]).
+//!    to passing is kept.
 //! 2. **The nearest change.** The search runs again with one input the
 //!    caller fixed or bounded released (or, for too few micro-batches, the
 //!    batch that would give one per stage), in an order that starts with

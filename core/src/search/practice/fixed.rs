@@ -2,7 +2,7 @@
 //! cannot be honoured is refused in words that name it, never searched
 //! around and never answered with a plan that differs from it. What is
 //! left (a layout whose memory or micro-batches do not work out) is the
-//! search's to find and, when nothing fits, [`super::why`]'s to explain.
+//! search's to find and, when nothing fits, [`crate::search::why`]'s to explain.
 
 use super::Space;
 use crate::cost::{Method, PipelineSchedule, ZeroR};
