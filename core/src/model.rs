@@ -120,6 +120,10 @@ pub const MAX_EXPERTS: u64 = 1 << 16;
 /// Largest x of the X\[x\] family (X\[4096\] has 1.4e19 parameters).
 pub const MAX_X: u32 = 4096;
 
+/// DeepSeek LLM's batch-size law, B_opt = a · C^b tokens (arXiv 2401.02954
+/// sec. 3.1): (a, b).
+pub const BATCH_LAW: (f64, f64) = (0.2920, 0.3271);
+
 impl ModelShape {
     /// Width d_m = d_a · d_h.
     #[must_use]
@@ -399,6 +403,28 @@ impl ModelShape {
     #[must_use]
     pub fn critical_batch(&self) -> f64 {
         573.0 * math::cbrt(self.params()) / f64::from(self.seq_len)
+    }
+
+    /// The global batch of today's pre-training for a run of `tokens`
+    /// tokens, in sequences: DeepSeek LLM's batch-size law (Bi et al. 2024,
+    /// arXiv 2401.02954 sec. 3.1), B_opt = 0.2920 · C^0.3271 tokens for a
+    /// run of C = M · D flop, M the non-embedding flop per token (6 per
+    /// active parameter and 6 · d_l · d_s · d_a·d_h of attention, their
+    /// eq. 2) and D the tokens. It was fitted on grid searches from 10¹⁷
+    /// to 3·10²⁰ flop and held on their 7B and 67B runs; at frontier scale
+    /// it is a law of thumb (Llama 3.1 405B: 68 M tokens, Meta trained at
+    /// 16 M; DeepSeek-V3: 30 M, trained at 63 M). The practice search's
+    /// batch limit when none is set; the paper's setting keeps eq. 2's
+    /// critical batch ([`ModelShape::critical_batch`]). Not rounded.
+    #[must_use]
+    pub fn batch_law(&self, tokens: f64) -> f64 {
+        let attention = 6.0
+            * f64::from(self.layers)
+            * f64::from(self.seq_len)
+            * f64::from(self.heads)
+            * f64::from(self.head_size);
+        let flops = (6.0 * self.active_params() + attention) * tokens;
+        BATCH_LAW.0 * math::pow(flops, BATCH_LAW.1) / f64::from(self.seq_len)
     }
 
     /// Layer-activation memory per token m0, in bytes (App. C.3, where the

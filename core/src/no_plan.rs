@@ -65,8 +65,9 @@ impl fmt::Display for Layout {
 /// Where the batch that was too small came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchSource {
-    /// The critical batch (eq. 2), the limit when none is set.
-    Critical,
+    /// Today's batch for the run's flop (DeepSeek LLM's law,
+    /// `ModelShape::batch_law`), the practice limit when none is set.
+    Law,
     /// The batch limit set (`batch`).
     Limit,
     /// The global batch fixed (`global_batch`).
@@ -166,8 +167,8 @@ impl fmt::Display for Miss {
                 pipe,
             } => {
                 match source {
-                    BatchSource::Critical => {
-                        write!(f, "micro-batches: the critical batch of {batch} sequences (eq. 2; no batch was set)")?;
+                    BatchSource::Law => {
+                        write!(f, "micro-batches: today's batch for this run, {batch} sequences (DeepSeek LLM's batch-size law; no batch was set)")?;
                     }
                     BatchSource::Limit => {
                         write!(f, "micro-batches: the batch limit of {batch} sequences")?;

@@ -320,9 +320,13 @@ fn violations(r: &PlanRequest, e: &EvaluationReport) -> Vec<String> {
             format!("batch {} ≠ global batch {gb}", e.batch),
         );
     } else {
-        let limit = c
-            .batch
-            .map_or(e.critical_batch.floor().max(1.0), |b| b as f64);
+        // The limit given, else today's batch for the run (DeepSeek LLM's
+        // law over the plan's own tokens).
+        let law = || {
+            let m = api::shape(&r.model).expect("a plan's model");
+            m.batch_law(e.tokens).floor().max(1.0)
+        };
+        let limit = c.batch.map_or_else(law, |b| b as f64);
         check(
             e.batch as f64 <= limit,
             format!("batch {} > limit {limit}", e.batch),

@@ -649,7 +649,8 @@ fn a_practice_plan_is_drawn_with_its_own_step_and_memory() {
     let mut checked = 0;
     for q in [
         "model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=2048",
-        "model=gpt-3&gpu=a100-80gb&node=8&gpus=1024",
+        // A batch drawn whole (the batch law's is drawn scaled down).
+        "model=gpt-3&gpu=a100-80gb&node=8&gpus=1024&batch=1536",
     ] {
         let (i, _) = Inputs::from_query(q);
         assert!(i.practice());

@@ -116,7 +116,9 @@ fn plan_and_sweep_errors() {
 fn plan_timeline_draws_the_plan_found() {
     for line in [
         "plan --model gpt-3",
-        "plan --model gpt-3 --assumptions practice --gpu a100-80gb --node-size 8 --max-gpus 1024",
+        // A batch the page draws whole (the batch law's 15 360 sequences
+        // are drawn scaled down).
+        "plan --model gpt-3 --assumptions practice --gpu a100-80gb --node-size 8 --max-gpus 1024 --batch 1536",
     ] {
         let p = json_words(line);
         let t = timeline_json(line);

@@ -143,22 +143,34 @@ fn counts_take_the_units_people_type() {
     ]);
 }
 
-/// Meta's published layout for Llama 3.1 405B (TP 8, PP 16, DP 128) at the
-/// critical batch has 4 micro-batches for 16 stages: the error says so and
-/// that its own batch, 2 048 sequences (16 Mi tokens), gives a plan; with
-/// that batch it runs on exactly that layout. DeepSeek-V3's layout (PP 16,
-/// EP 64, no TP) likewise.
+/// Meta's published layout for Llama 3.1 405B (TP 8, PP 16, DP 128) runs
+/// as given at today's batch for its run (DeepSeek LLM's law: 8 384
+/// sequences, 65 micro-batches a replica); at the paper's critical batch,
+/// 516 sequences, it has 4 micro-batches for 16 stages: the error says so
+/// and that its own batch, 2 048 sequences (16 Mi tokens), gives a plan;
+/// with that batch it runs on exactly that layout. DeepSeek-V3's layout
+/// (PP 16, EP 64, no TP) likewise.
 #[test]
 fn a_published_layout_is_explained_then_run() {
     let meta = "run --model llama-3.1-405b --gpu h100-sxm --node-size 8 --data 128 --pipe 16 \
                 --tensor 8 --tokens 15.6e12";
-    let out = plan3d_words(meta);
+    let v = json_words(meta);
+    assert_eq!(
+        (f(&v, "data"), f(&v, "pipe"), f(&v, "tensor"), f(&v, "gpus")),
+        (128.0, 16.0, 8.0, 16384.0)
+    );
+    assert!(
+        f(&v, "batch") <= 8384.0 && f(&v, "batch") >= 8192.0,
+        "{}",
+        v["batch"]
+    );
+    let out = plan3d_words(&format!("{meta} --batch 516"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
-            "Closest: micro-batches: the critical batch of 516 sequences (eq. 2; no batch was \
-             set) leaves 4 micro-batches (DP 128, micro-batch 1) for 16 pipeline stages"
+            "Closest: micro-batches: the batch limit of 516 sequences leaves 4 micro-batches \
+             (DP 128, micro-batch 1) for 16 pipeline stages"
         ),
         "{err}"
     );
@@ -180,10 +192,10 @@ fn a_published_layout_is_explained_then_run() {
     );
     let deepseek = "run --model deepseek-v3 --gpu h800 --node-size 8 --gpus 2048 --pipe 16 \
                     --expert-parallel 64 --tensor 1 --precision fp8";
-    let out = plan3d_words(deepseek);
+    let out = plan3d_words(&format!("{deepseek} --batch 1024"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("Closest: micro-batches: the critical batch"),
+        err.contains("Closest: micro-batches: the batch limit of 1024"),
         "{err}"
     );
     assert!(err.contains("(batch 2048)"), "{err}");

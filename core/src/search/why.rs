@@ -311,7 +311,7 @@ pub fn explain(
     } else if c.batch.is_some() {
         BatchSource::Limit
     } else {
-        BatchSource::Critical
+        BatchSource::Law
     };
     let mut rec = Recorder::new(source);
     let _ = search_methods(model, hw, par, c, space, a, methods, &mut rec);

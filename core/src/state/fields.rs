@@ -176,9 +176,14 @@ impl Inputs {
                 .map_or(String::from("no target time"), |d| {
                     alloc::format!("{d} days")
                 }),
-            "batch" => self.batch.map_or(String::from("the critical batch"), |b| {
-                alloc::format!("a limit of {b} sequences")
-            }),
+            "batch" => self.batch.map_or(
+                String::from(if self.practice() {
+                    "today's batch for the run (DeepSeek LLM's batch-size law)"
+                } else {
+                    "the critical batch"
+                }),
+                |b| alloc::format!("a limit of {b} sequences"),
+            ),
             "keff" => alloc::format!("{}", self.kernel_efficiency),
             "act" => String::from(self.activation.name()),
             "cmp" => String::from(self.compare.name()),

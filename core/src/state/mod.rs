@@ -16,7 +16,7 @@
 //! | `cluster` | exact GPU count | none |
 //! | `gpus` | GPU budget (at most) | none |
 //! | `days` | target training time in days (fewest GPUs) | none |
-//! | `batch` | batch limit in sequences | the critical batch |
+//! | `batch` | batch limit in sequences | practice: today's batch for the run (DeepSeek LLM's law, `ModelShape::batch_law`); paper: the critical batch |
 //! | `keff` | kernel efficiency, 0.05–1 | 1 |
 //! | `act` | `paper`, `full`, `selective`, `none` (under `practice`: `paper` leaves recomputation to the search) | `paper` |
 //! | `assume` | `practice` (today's Megatron-Core, NeMo, torchtitan), `paper` (Lamy-Poirier 2021 exactly) | `practice` |

@@ -201,10 +201,12 @@ pub(crate) fn search(
     let kv = u64::from(model.kv_heads);
     let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
     let layers = model.layers;
-    // The batch limit when free: the user's, else the critical batch.
-    let batch_limit = c
-        .batch
-        .unwrap_or_else(|| (model.critical_batch() as u64).max(1));
+    // The batch limit when free: the user's, else today's batch for the
+    // run's flop (DeepSeek LLM's law, `ModelShape::batch_law`).
+    let batch_limit = match c.batch {
+        Some(b) => b,
+        None => batch_limit(model, a)?,
+    };
 
     // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
     // micro-batches and the smallest bubble of its v, per token.
@@ -390,6 +392,18 @@ pub(crate) fn search(
         },
         evaluated,
     })
+}
+
+/// The practice search's batch limit when the caller sets none, in
+/// sequences: [`ModelShape::batch_law`] for the run's token budget, at
+/// least one.
+///
+/// # Errors
+///
+/// A token budget that is not a positive number.
+pub fn batch_limit(model: &ModelShape, a: &Assumptions) -> Result<u64, Error> {
+    let tokens = crate::cost::work::tokens(model, a)?;
+    Ok((crate::math::floor(model.batch_law(tokens)) as u64).max(1))
 }
 
 /// The practice optimum over several methods (`Space::method` ignored):

@@ -28,7 +28,7 @@ impl Recorder {
     /// Records nothing.
     pub(crate) const OFF: Self = Self {
         on: false,
-        source: BatchSource::Critical,
+        source: BatchSource::Law,
         memory: None,
         micro: None,
         split: None,
