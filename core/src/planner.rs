@@ -82,6 +82,7 @@ pub fn constraints(inputs: &Inputs) -> Constraints {
         target_days: inputs.target_days,
         batch: inputs.batch,
         activation: inputs.activation,
+        tensor: inputs.layout.tensor,
         ..Constraints::default()
     }
 }
@@ -101,6 +102,12 @@ fn practice_space(inputs: &Inputs) -> search::Space {
         },
         zero_bubble: inputs.zero_bubble,
         context: inputs.context,
+        data: inputs.layout.data,
+        pipe: inputs.layout.pipe,
+        virtual_stages: inputs.layout.virtual_stages,
+        micro_batch: inputs.layout.micro_batch,
+        zero: inputs.layout.zero,
+        pipeline_schedule: inputs.layout.schedule,
         // A dense model has no experts: `ep` is ignored there (said by
         // [`corrections`]).
         expert: inputs
@@ -381,6 +388,29 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
                      step only add work",
             used: alloc::format!("the critical batch, {} sequences", crate::math::floor(bc)),
         });
+    }
+    if !inputs.practice() {
+        // The paper's rules take the tensor degree; the rest of a layout is
+        // the practice search's.
+        let l = inputs.layout;
+        for (key, set) in [
+            ("dp", l.data.is_some()),
+            ("pp", l.pipe.is_some()),
+            ("vp", l.virtual_stages.is_some()),
+            ("mb", l.micro_batch.is_some()),
+            ("zero", l.zero.is_some()),
+            ("sched", l.schedule.is_some()),
+        ] {
+            if set {
+                v.push(Notice {
+                    key: key.into(),
+                    value: inputs.field_text(key),
+                    reason: "a layout is checked by the practice search (assume=practice); the \
+                             paper's rules choose it",
+                    used: "the rules' choice".into(),
+                });
+            }
+        }
     }
     if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {

@@ -326,3 +326,55 @@ fn no_plan_on_the_page_says_why_as_the_cli_does() {
     let out = planner::outputs(&paper).unwrap();
     assert!(planner::explain(&paper, &out, plan3d_core::Method::Improved).is_none());
 }
+
+/// A layout to check, by URL: Meta's Llama 3.1 405B (TP 8, PP 16, DP 128,
+/// 2 048 sequences: 16 Mi tokens) and DeepSeek-V3's (PP 16, EP 64, no TP,
+/// 15 360 sequences) plan exactly as given; a fixed ZeRO stage the layered
+/// method cannot run is that row's refusal in words, not a plan that differs.
+#[test]
+fn a_layout_given_by_url_is_planned_as_given() {
+    let row = |q: &str, m: plan3d_core::Method| {
+        let (i, notices) = Inputs::from_query(q);
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+        let out = planner::outputs(&i).unwrap();
+        out.plans.iter().find(|(x, _)| *x == m).unwrap().1
+    };
+    let meta = row(
+        "model=llama-3.1-405b&gpu=h100-sxm&node=8&net=infiniband-400&tp=8&pp=16&dp=128&batch=2048&tokens=15.6T",
+        plan3d_core::Method::Baseline,
+    )
+    .expect("Meta's layout plans");
+    let c = meta.evaluation.config;
+    assert_eq!(
+        (c.tensor, c.pipe, c.data, c.batch(), meta.evaluation.gpus),
+        (8, 16, 128, 2048, 16_384)
+    );
+    let deepseek = row(
+        "model=deepseek-v3&gpu=h800&node=8&pp=16&ep=64&tp=1&batch=15360&prec=fp8&tokens=14.8T",
+        plan3d_core::Method::Baseline,
+    )
+    .expect("DeepSeek-V3's layout plans");
+    let c = deepseek.evaluation.config;
+    assert_eq!((c.pipe, c.expert, c.tensor, c.batch()), (16, 64, 1, 15_360));
+    // Fixed means fixed on the page too.
+    let q = "model=gpt-3&gpus=1024&zero=1&mb=2&vp=2&sched=1f1b";
+    let p = row(q, plan3d_core::Method::Baseline).expect("Megatron-style plans");
+    let c = p.evaluation.config;
+    assert_eq!(
+        (c.zero.name(), c.micro_batch, c.virtual_stages),
+        ("1", 2, 2)
+    );
+    let refused = row(q, plan3d_core::Method::Partitioned).unwrap_err();
+    assert!(
+        refused.to_string().contains("zero must be 3 or 3-step"),
+        "{refused}"
+    );
+    // Under paper only the tensor degree binds the rules; the rest is said.
+    let (i, _) = Inputs::from_query("assume=paper&model=gpt-3&gpus=1024&tp=4&dp=8");
+    let out = planner::outputs(&i).unwrap();
+    for (_, p) in &out.plans {
+        assert_eq!(p.unwrap().evaluation.config.tensor, 4);
+    }
+    let said = planner::corrections(&i, &out);
+    assert!(said.iter().any(|n| n.key == "dp"), "{said:?}");
+}

@@ -100,6 +100,15 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 zero_bubble: (g + m) % 2 == 0,
                 context: max_gpus.filter(|g| g % 2 == 0).map(|_| 2),
                 expert: batch.filter(|b| b % 2 == 0).map(|_| 4),
+                layout: plan3d_core::state::Layout {
+                    data: batch.filter(|b| b % 3 == 0).map(|b| (b % 64 + 1) as u32),
+                    pipe: max_gpus.map(|g| (g % 16 + 1) as u32),
+                    tensor: node,
+                    virtual_stages: (a > 1).then_some(a as u32),
+                    micro_batch: target_days.map(|_| (m + 1) as u32),
+                    zero: (c % 3 == 0).then(|| plan3d_core::cost::Zero::ALL[(g + c) % 5]),
+                    schedule: (n % 2 == 1).then(|| plan3d_core::cost::PipelineSchedule::ALL[p % 5]),
+                },
             },
         )
 }
@@ -677,4 +686,37 @@ fn a_practice_plan_is_drawn_with_its_own_step_and_memory() {
         }
     }
     assert_eq!(checked, 6);
+}
+
+/// The layout keys round-trip through the URL and the page's fields; a
+/// bad value is a notice naming what is used instead; an empty field
+/// clears its key.
+#[test]
+fn layout_keys_round_trip_and_clear() {
+    let q = "dp=128&pp=16&tp=8&vp=4&mb=2&zero=3-step&sched=zb-h1";
+    let (i, notices) = Inputs::from_query(q);
+    assert!(notices.is_empty(), "{notices:?}");
+    let l = i.layout;
+    assert_eq!(
+        (l.data, l.pipe, l.tensor, l.virtual_stages, l.micro_batch),
+        (Some(128), Some(16), Some(8), Some(4), Some(2))
+    );
+    assert_eq!(l.zero.map(|z| z.name()), Some("3-step"));
+    assert_eq!(l.schedule.map(|s| s.name()), Some("zb-h1"));
+    let (back, again) = Inputs::from_query(&i.to_query());
+    assert!(again.is_empty());
+    assert_eq!(back, i);
+    assert_eq!(i.field_text("zero"), "3-step");
+    let (_, bad) = Inputs::from_query("dp=0&zero=4&sched=zigzag&dp=1Ki");
+    let keys: Vec<&str> = bad.iter().map(|n| n.key.as_str()).collect();
+    assert_eq!(keys, ["dp", "zero", "sched"], "{bad:?}");
+    // The later `dp=1Ki` is used; the others fall back to the search.
+    let used: Vec<&str> = bad.iter().map(|n| n.used.as_str()).collect();
+    assert_eq!(used, ["1024", "searched", "searched"], "{bad:?}");
+    let mut j = i;
+    j.set_field("dp", "").unwrap();
+    j.set_field("sched", " ").unwrap();
+    assert_eq!((j.layout.data, j.layout.schedule), (None, None));
+    assert!(j.set_field("tp", "eight").is_err());
+    assert_eq!(j.layout.tensor, Some(8));
 }

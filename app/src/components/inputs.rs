@@ -359,6 +359,24 @@ pub fn Controls(
                     <option value="selective">"selective recomputation"</option>
                     <option value="none">"no recomputation"</option>
                 </select>
+                // A layout to check: each field fixed when given (the search
+                // honours it or says why it cannot), searched when empty.
+                <details class="p3-layout" data-testid="layout"
+                    open=inputs.with_untracked(|i| i.layout.any())>
+                    <summary>"Check a layout (optional)"</summary>
+                    {[
+                        ("dp", "p3-dp", "dp", "Data-parallel degree (DP)", "fixed when given, searched when empty", "searched"),
+                        ("pp", "p3-pp", "pp", "Pipeline degree (PP)", "fixed when given, searched when empty", "searched"),
+                        ("tp", "p3-tp", "tp", "Tensor-parallel degree (TP)", "fixed when given; the paper's rules take it too", "searched"),
+                        ("vp", "p3-vp", "vp", "Virtual stages per GPU (practice)", "interleaved 1F1B: layers per GPU in this many chunks", "searched"),
+                        ("mb", "p3-mb", "mb", "Micro-batch, sequences (practice)", "fixed when given, 1–8 searched when empty", "searched"),
+                        ("zero", "p3-zero", "zero", "ZeRO stage (practice)", "0, 1, 2, 3 or 3-step; a method that implies another is refused in words", "searched"),
+                        ("sched", "p3-sched", "sched", "Pipeline schedule (practice)", "1f1b, gpipe, zb-h1, zb-v or dualpipe", "searched"),
+                    ]
+                        .into_iter()
+                        .map(|f| number_field(inputs, typed, committed, f))
+                        .collect_view()}
+                </details>
             </fieldset>
         </aside>
     }

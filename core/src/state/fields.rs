@@ -18,6 +18,19 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
+            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" if v.is_empty() => {
+                let l = &mut self.layout;
+                match key {
+                    "dp" => l.data = None,
+                    "pp" => l.pipe = None,
+                    "tp" => l.tensor = None,
+                    "vp" => l.virtual_stages = None,
+                    "mb" => l.micro_batch = None,
+                    "zero" => l.zero = None,
+                    _ => l.schedule = None,
+                }
+                Ok(())
+            }
             "gpus" | "cluster" | "days" | "batch" | "tokens" | "price" | "ramp" if v.is_empty() => {
                 match key {
                     "gpus" => self.max_gpus = None,
@@ -99,6 +112,13 @@ impl Inputs {
             "tokens" => self.tokens.map(crate::units::short_exp),
             "price" => self.price.map(|p| p.to_string()),
             "ramp" => self.ramp[0].map(|_| crate::run::ramp_text(&self.ramp)),
+            "dp" => self.layout.data.map(|x| x.to_string()),
+            "pp" => self.layout.pipe.map(|x| x.to_string()),
+            "tp" => self.layout.tensor.map(|x| x.to_string()),
+            "vp" => self.layout.virtual_stages.map(|x| x.to_string()),
+            "mb" => self.layout.micro_batch.map(|x| x.to_string()),
+            "zero" => self.layout.zero.map(|z| z.name().to_string()),
+            "sched" => self.layout.schedule.map(|s| s.name().to_string()),
             _ => None,
         }
         .unwrap_or_default()
@@ -142,6 +162,14 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" => {
+                let text = self.field_text(key);
+                if text.is_empty() {
+                    String::from("searched")
+                } else {
+                    text
+                }
+            }
             "cp" => self
                 .context
                 .map_or(String::from("searched"), |c| alloc::format!("{c}")),

@@ -24,6 +24,8 @@
 //! | `price` | US dollars per GPU-hour, for the run's cost | per GPU ([`crate::run::default_price`]) |
 //! | `prec` | (practice) the layers' GEMMs: `bf16` or `fp8` (H100, H200, B200, GB200; unvalidated) | `bf16` |
 //! | `ramp` | the run's batch ramp, `TOKENS:BATCH,...` (at most 4 phases), e.g. `0:4Mi,252M:8Mi,2.87T:16Mi` | none: the plan's batch |
+//! | `dp`, `pp`, `tp`, `vp`, `mb` | (a layout to check) data-parallel, pipeline, tensor-parallel degrees, virtual stages, micro-batch: each fixed when given (`tp` binds the paper's rules too) | searched |
+//! | `zero`, `sched` | (practice) ZeRO stage `0`–`3`, `3-step`; pipeline schedule `1f1b`, `gpipe`, `zb-h1`, `zb-v`, `dualpipe` | searched |
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
@@ -79,6 +81,40 @@ impl ModelChoice {
     #[must_use]
     pub fn custom_from(m: &ModelShape) -> Self {
         Self::Custom(CustomShape::from_shape(m))
+    }
+}
+
+/// A layout the page is told to check: each field fixed when given (the
+/// practice search honours it, or says why it cannot), searched when not.
+/// The tensor degree also binds the paper's rules; the rest are practice
+/// dimensions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Data-parallel degree (`dp`).
+    pub data: Option<u32>,
+    /// Pipeline degree (`pp`).
+    pub pipe: Option<u32>,
+    /// Tensor-parallel degree (`tp`).
+    pub tensor: Option<u32>,
+    /// Virtual stages per pipeline GPU (`vp`).
+    pub virtual_stages: Option<u32>,
+    /// Micro-batch size in sequences (`mb`).
+    pub micro_batch: Option<u32>,
+    /// ZeRO stage (`zero`: `0`, `1`, `2`, `3`, `3-step`).
+    pub zero: Option<crate::cost::Zero>,
+    /// Pipeline schedule (`sched`: `1f1b`, `gpipe`, `zb-h1`, `zb-v`,
+    /// `dualpipe`).
+    pub schedule: Option<crate::cost::PipelineSchedule>,
+}
+
+impl Layout {
+    /// The URL keys of a layout, in the order the query writes them.
+    pub const KEYS: [&'static str; 7] = ["dp", "pp", "tp", "vp", "mb", "zero", "sched"];
+
+    /// Is anything fixed?
+    #[must_use]
+    pub fn any(&self) -> bool {
+        *self != Self::default()
     }
 }
 
@@ -197,6 +233,9 @@ pub struct Inputs {
     pub context: Option<u32>,
     /// (Practice) a fixed expert-parallel degree (`ep`); `None`: searched.
     pub expert: Option<u32>,
+    /// A layout to check (`dp`, `pp`, `tp`, `vp`, `mb`, `zero`, `sched`):
+    /// each degree or choice fixed when given, searched otherwise.
+    pub layout: Layout,
 }
 
 impl Default for Inputs {
@@ -224,6 +263,7 @@ impl Default for Inputs {
             zero_bubble: false,
             context: None,
             expert: None,
+            layout: Layout::default(),
         }
     }
 }

@@ -227,6 +227,36 @@ impl Inputs {
                     return Err("training tokens must be a number in 1e6–1e18 (15.6T, 15.6e12)")
                 }
             },
+            "dp" => match parse_amount(v, 1, 1 << 24) {
+                Some(d) => self.layout.data = Some(d as u32),
+                None => return Err("the data-parallel degree must be a whole number ≥ 1"),
+            },
+            "pp" => match parse_u64(v, 1, 4096) {
+                Some(p) => self.layout.pipe = Some(p as u32),
+                None => return Err("the pipeline degree must be a whole number in 1–4096"),
+            },
+            "tp" => match parse_u64(v, 1, 1024) {
+                Some(t) => self.layout.tensor = Some(t as u32),
+                None => return Err("the tensor-parallel degree must be a whole number in 1–1024"),
+            },
+            "vp" => match parse_u64(v, 1, 256) {
+                Some(x) => self.layout.virtual_stages = Some(x as u32),
+                None => return Err("the virtual stages must be a whole number in 1–256"),
+            },
+            "mb" => match parse_u64(v, 1, 1024) {
+                Some(b) => self.layout.micro_batch = Some(b as u32),
+                None => return Err("the micro-batch size must be a whole number in 1–1024"),
+            },
+            "zero" => match crate::cost::Zero::parse(v) {
+                Ok(z) => self.layout.zero = Some(z),
+                Err(_) => return Err("the ZeRO stage is 0, 1, 2, 3 or 3-step"),
+            },
+            "sched" => match crate::cost::PipelineSchedule::parse(v) {
+                Ok(s) => self.layout.schedule = Some(s),
+                Err(_) => {
+                    return Err("the pipeline schedule is 1f1b, gpipe, zb-h1, zb-v or dualpipe")
+                }
+            },
             "cp" => match parse_u64(v, 1, 1024) {
                 Some(c) => self.context = Some(c as u32),
                 None => return Err("the context-parallel degree must be a whole number in 1–1024"),
@@ -351,6 +381,24 @@ impl Inputs {
         }
         if let Some(e) = self.expert {
             put("ep", &e);
+        }
+        let l = &self.layout;
+        for (key, value) in [
+            ("dp", l.data),
+            ("pp", l.pipe),
+            ("tp", l.tensor),
+            ("vp", l.virtual_stages),
+            ("mb", l.micro_batch),
+        ] {
+            if let Some(x) = value {
+                put(key, &x);
+            }
+        }
+        if let Some(z) = l.zero {
+            put("zero", &z.name());
+        }
+        if let Some(s) = l.schedule {
+            put("sched", &s.name());
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));

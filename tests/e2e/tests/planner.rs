@@ -709,3 +709,52 @@ fn the_whole_run_card() {
     );
     b.screenshot(&artifact("run-card"));
 }
+
+/// A layout to check, by URL and in the page's fields: Meta's Llama 3.1
+/// 405B layout (TP 8, PP 16, DP 128 at 2 048 sequences) is what the
+/// Megatron-style row plans, its fields show it, and clearing a field lets
+/// the search choose again.
+#[test]
+fn a_layout_given_by_url_is_checked_and_shown() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    b.goto(&format!(
+        "{base}?model=llama-3.1-405b&gpu=h100-sxm&node=8&tp=8&pp=16&dp=128&batch=2048&method=baseline"
+    ));
+    let row = b
+        .wait(
+            "const r = document.querySelector('[data-testid=plan-baseline]');
+             return r && r.textContent.includes('16,384') ? r.textContent : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(row.contains("128 × 16 × 8"), "{row}");
+    let field = |id: &str| {
+        b.exec(
+            "return document.querySelector('[data-testid=' + arguments[0] + ']').value;",
+            &[serde_json::json!(id)],
+        )
+        .as_str()
+        .unwrap()
+        .to_string()
+    };
+    assert_eq!(
+        (field("dp"), field("pp"), field("tp")),
+        ("128".into(), "16".into(), "8".into())
+    );
+    assert!(
+        b.exec(
+            "return document.querySelector('[data-testid=layout]').open;",
+            &[]
+        ) == serde_json::json!(true)
+    );
+    // Cleared, the data degree is searched again.
+    b.exec(
+        "const f = document.querySelector('[data-testid=dp]');
+         f.value = ''; f.dispatchEvent(new Event('change'));",
+        &[],
+    );
+    b.wait("return !location.search.includes('dp=') || null;", WAIT);
+}
