@@ -116,11 +116,17 @@ def test_bad_requests_raise_with_the_field(call, field, words):
 
 
 def test_no_plan_says_why():
+    # Meta's layout runs as given at today's batch for its run (the batch
+    # law); at the paper's critical batch, 516 sequences, it cannot.
+    meta = dict(model="llama-3.1-405b", gpu="h100-sxm", node_size=8, data=128, pipe=16,
+                tensor=8, tokens=15.6e12)
+    r = plan3d.run(**meta)
+    assert (r["data"], r["pipe"], r["tensor"], r["gpus"]) == (128, 16, 8, 16384)
     with pytest.raises(plan3d.Plan3dError) as e:
-        plan3d.run(model="llama-3.1-405b", gpu="h100-sxm", node_size=8, data=128, pipe=16,
-                   tensor=8, tokens=15.6e12)
-    assert "Closest: micro-batches" in str(e.value)
+        plan3d.run(**meta, batch=516)
+    assert "Closest: micro-batches: the batch limit of 516 sequences" in str(e.value)
     assert "(batch 2048)" in str(e.value)
+    assert e.value.field is None
 
 
 def test_grid_rows_a_dataframe_takes():

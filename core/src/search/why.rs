@@ -20,7 +20,7 @@
 
 use alloc::vec::Vec;
 
-use super::practice::{fixed, search, Recorder};
+use super::practice::{search_methods, Recorder};
 use super::{Constraints, Parallelism, SearchResult, Space, NO_PLAN_CONSTRAINTS};
 use crate::cost::Assumptions;
 use crate::cost::Method;
@@ -258,41 +258,6 @@ fn change(r: Release, s: &Space, plan: &crate::cost::Evaluation) -> Change {
     }
 }
 
-/// The practice search over `methods` (those that can honour `space`, as
-/// [`super::practice_methods`]), keeping in `rec` what each rejects.
-#[allow(clippy::too_many_arguments)]
-fn search_methods(
-    model: &ModelShape,
-    hw: &Hardware,
-    par: Parallelism,
-    c: &Constraints,
-    space: &Space,
-    a: &Assumptions,
-    methods: &[Method],
-    rec: &mut Recorder,
-) -> Option<SearchResult> {
-    let several = methods.len() > 1;
-    let mut best: Option<SearchResult> = None;
-    for &m in methods
-        .iter()
-        .filter(|&&m| !several || fixed::compatible(space, m))
-    {
-        let one = Space {
-            method: Some(m),
-            ..*space
-        };
-        if let Ok(r) = search(model, hw, par, c, &one, a, rec) {
-            if best
-                .as_ref()
-                .is_none_or(|b| super::practice::better(&r.best.evaluation, &b.best.evaluation, c))
-            {
-                best = Some(r);
-            }
-        }
-    }
-    best
-}
-
 /// Why [`super::practice_methods`] has no plan for these inputs: the
 /// [`Error::NoPlan`] it returns with its [`Why`] filled in. Call it only
 /// after the search failed (it searches again, a few times).
@@ -332,7 +297,7 @@ pub fn explain(
             methods
         };
         let mut off = Recorder::OFF;
-        if let Some(found) = search_methods(model, hw, par, &c2, &s2, a, ms, &mut off) {
+        if let Ok(found) = search_methods(model, hw, par, &c2, &s2, a, ms, &mut off) {
             let e = &found.best.evaluation;
             fix = Some(Fix {
                 change: change(r, space, e),

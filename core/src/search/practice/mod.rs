@@ -421,6 +421,23 @@ pub fn practice_methods(
     a: &Assumptions,
     methods: &[Method],
 ) -> Result<SearchResult, Error> {
+    let mut off = Recorder::OFF;
+    search_methods(model, hw, par, c, space, a, methods, &mut off)
+}
+
+/// [`practice_methods`], keeping in `rec` what each method's search
+/// rejects when `rec` records (`search::why`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search_methods(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    a: &Assumptions,
+    methods: &[Method],
+    rec: &mut Recorder,
+) -> Result<SearchResult, Error> {
     let mut best: Option<SearchResult> = None;
     let mut err = Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
@@ -441,7 +458,7 @@ pub fn practice_methods(
             method: Some(method),
             ..*space
         };
-        match practice(model, hw, par, c, &one, a) {
+        match search(model, hw, par, c, &one, a, rec) {
             Ok(r) => {
                 evaluated += r.evaluated;
                 if best
