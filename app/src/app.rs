@@ -196,7 +196,7 @@ pub fn App() -> impl IntoView {
         // Lives as long as the page.
         f.forget();
     }
-    let (initial, initial_notices) = Inputs::from_query(&search_string());
+    let (initial, initial_notices) = Inputs::from_page_query(&search_string());
     let inputs = RwSignal::new(initial);
     let notices = RwSignal::new(initial_notices);
     // How the next URL update is recorded: slider drags replace the entry,
@@ -244,7 +244,7 @@ pub fn App() -> impl IntoView {
         pending_url.set_value(h);
     });
     let _popstate = window_event_listener(ev::popstate, move |_| {
-        let (i, n) = Inputs::from_query(&search_string());
+        let (i, n) = Inputs::from_page_query(&search_string());
         from_history.set_value(true);
         notices.set(n);
         inputs.set(i);
@@ -327,7 +327,7 @@ pub fn App() -> impl IntoView {
             <div class="p3-embed" data-testid="embed">
                 <p class="p3-embed__bar">
                     <a href=full target="_blank" rel="noopener">"plan3d"</a>
-                    " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params())).unwrap_or_default())}" parameters, "
+                    " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default())}" parameters, "
                     {move || inputs.with(|i| i.gpu.name)}
                 </p>
                 <NoticeList notices=notices corrections=corrections />

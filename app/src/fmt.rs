@@ -103,7 +103,9 @@ pub fn params(p: f64) -> String {
     } else {
         (p, "")
     };
-    format!("{}{u}", round_sig(v, 3))
+    // Four figures from 100 up: Llama 3.1 405B's 405.85 B reads "405.9 B",
+    // not a "406 B" nobody calls it.
+    format!("{}{u}", round_sig(v, if v >= 100.0 { 4 } else { 3 }))
 }
 
 /// Seconds at three significant figures: 8.32 s, 0.412 s.

@@ -73,7 +73,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 gpu: hardware::GPUS[g],
                 node,
                 network: Network::ALL[n],
-                method: planner::METHODS[m],
+                method: Some(planner::METHODS[m]),
                 parallelism: Parallelism::ALL[p],
                 max_gpus,
                 cluster: max_gpus.filter(|g| g % 3 == 0),
@@ -293,7 +293,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
                 let i = Inputs {
                     model: ModelChoice::X(x),
                     node,
-                    method,
+                    method: Some(method),
                     ..paper_inputs()
                 };
                 let Ok(o) = outputs(&i) else { continue };
@@ -361,7 +361,7 @@ fn page_schedules_stay_small_and_keep_the_bubble() {
             shared: None,
             dense: None,
         }),
-        method: Method::Baseline,
+        method: Some(Method::Baseline),
         parallelism: Parallelism::Data,
         ..paper_inputs()
     };

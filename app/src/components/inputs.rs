@@ -179,7 +179,7 @@ pub fn Controls(
                 </select>
                 <label for="p3-size">
                     "Size (the paper's X[x] family, eq. 1): "
-                    <output data-testid="params">{move || shape().map(|m| fmt::params(m.params())).unwrap_or_default()}" parameters"</output>
+                    <output data-testid="params">{move || shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default()}" parameters"</output>
                 </label>
                 <input id="p3-size" data-testid="size" type="range" min="8" max="16" step="0.02"
                     aria-label="Parameter count, log scale"
@@ -315,13 +315,20 @@ pub fn Controls(
                 </select>
                 <span class="p3-label" id="p3-method-label">"Method shown in detail"</span>
                 <div class="p3-radios" role="radiogroup" aria-labelledby="p3-method-label">
-                    {METHODS.iter().map(|&m| view! {
-                        <label class="p3-radio">
-                            <input type="radio" name="p3-method" value=m.name() data-testid=format!("method-{}", m.name())
-                                prop:checked=move || inputs.with(|i| i.method == m)
-                                on:change=move |_| set(true, Box::new(move |i| i.method = m)) />
-                            {m.label()}
-                        </label>
+                    {std::iter::once(None).chain(METHODS.iter().map(|&m| Some(m))).map(|m| {
+                        let name = m.map_or(plan3d_core::state::FASTEST, |m| m.name());
+                        let label = move || match m {
+                            None => "the fastest plan found",
+                            Some(m) => plan3d_core::planner::method_label(m, inputs.with(Inputs::practice), false),
+                        };
+                        view! {
+                            <label class="p3-radio">
+                                <input type="radio" name="p3-method" value=name data-testid=format!("method-{name}")
+                                    prop:checked=move || inputs.with(|i| i.method == m)
+                                    on:change=move |_| set(true, Box::new(move |i| i.method = m)) />
+                                {label}
+                            </label>
+                        }
                     }).collect_view()}
                 </div>
                 // The optional numbers: one loop, one kind of field.

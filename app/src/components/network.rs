@@ -17,7 +17,6 @@ pub fn NetworkNeeds(
     outputs: OutputsMemo,
     optimum: OptimumSignal,
 ) -> impl IntoView {
-    let method = move || inputs.with(|i| i.method);
     let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
     let needs_view = move || {
         let Some(p) = selected() else {
@@ -57,7 +56,7 @@ pub fn NetworkNeeds(
     let practice = move || inputs.with(Inputs::practice);
     view! {
         <section class="p3-card" aria-labelledby="p3-net-h" class:p3-hidden=practice>
-            <h2 id="p3-net-h">"Network needs of the "{move || method().label()}" plan"</h2>
+            <h2 id="p3-net-h">"Network needs of the "{move || selected().map_or("", |p| p.method.label())}" plan"</h2>
             <div class="p3-scroll">
                 <table class="p3-table" data-testid="needs">
                     <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>

@@ -49,10 +49,11 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
     use std::fmt::Write as _;
     let e = p.evaluation;
     let m = e.config.method;
+    let practice = e.assumptions == plan3d_core::cost::AssumptionSet::Practice;
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
     } else {
-        m.label().to_string()
+        planner::method_label(m, practice, false).to_string()
     };
     let _ = write!(
         h,
@@ -93,14 +94,14 @@ pub fn Plans(
     let shown = move || shown(inputs, outputs, optimum);
     let rows = move || {
         use std::fmt::Write as _;
-        let m = method();
         let practice = practice();
+        let shown_method = shown().map(|s| s.plan.method);
         let mut h = String::with_capacity(2048);
         outputs.with(|o| {
             let Ok(o) = (*o.0).as_ref() else { return };
             for (pm, p) in &o.plans {
                 let name = pm.name();
-                let cls = if *pm == m { "p3-row p3-row--selected" } else { "p3-row" };
+                let cls = if Some(*pm) == shown_method { "p3-row p3-row--selected" } else { "p3-row" };
                 match p {
                     Ok(p) => plan_row(&mut h, name, cls, p),
                     Err(err) => {
@@ -109,7 +110,7 @@ pub fn Plans(
                             "<tr class=\"{cls}\" data-testid=\"plan-{name}\">\
                              <th scope=\"row\" title=\"the paper\u{2019}s \u{201c}{name}\u{201d} method\">{}</th>\
                              <td colspan=\"11\">{}</td></tr>",
-                            pm.label(),
+                            planner::method_label(*pm, practice, false),
                             esc(&err.to_string())
                         );
                     }
@@ -172,63 +173,122 @@ pub fn Plans(
                 .collect_view()
         })
     };
-    // The best plan found for the method, with the paper's rules as the
-    // comparison; never blank: with no plan, why and what to change.
+    // The plan shown in detail: the fastest found (or the method chosen,
+    // or the fastest plan when it has none), with the paper's rules, the
+    // other methods and, under practice, the paper's proposal beside it;
+    // never blank: with no plan at all, why and what to change.
     let headline = move || {
         let searching = optimum.with(|o| o.0.is_none());
-        let (params, rules_err) = outputs.with(|o| {
+        let practice = practice();
+        let label = move |m: Method| planner::method_label(m, practice, true);
+        let (params, gpu_mem) = outputs.with(|o| {
             let o = (*o.0).as_ref().ok()?;
-            let err = o
-                .plans
-                .iter()
-                .find(|(m, _)| *m == method())
-                .and_then(|(_, p)| p.as_ref().err().copied());
-            Some((o.model.params(), err))
+            Some((o.model.params_exact(), o.hardware.gpu.memory.get()))
         })?;
-        let Some(s) = shown() else {
-            let err = rules_err?;
-            let advice = outputs.with(|o| {
-                (*o.0)
-                    .as_ref()
-                    .map(|o| inputs.with(|i| planner::advice(&err, i, &o.model)))
-                    .unwrap_or_default()
-            });
-            let tail = if searching {
-                " Searching every configuration…"
-            } else {
-                ""
-            };
-            // Under practice, the search's own explanation: the closest
-            // miss and the nearest change (the CLI's sentence).
+        // Why the chosen method (or, with none, every method) has no plan:
+        // the search's explanation under practice, the advice under paper.
+        let why_none = move |m: Option<Method>| {
+            let err = outputs.with(|o| {
+                let o = (*o.0).as_ref().ok()?;
+                o.plans
+                    .iter()
+                    .rev()
+                    .find(|(pm, _)| m.is_none_or(|m| *pm == m))
+                    .and_then(|(_, p)| p.as_ref().err().copied())
+            })?;
             let explained = outputs.with(|o| {
                 (*o.0)
                     .as_ref()
                     .ok()
-                    .and_then(|o| inputs.with(|i| planner::explain(i, o, method())))
+                    .and_then(|o| inputs.with(|i| planner::explain(i, o, m)))
             });
-            if let Some(plan3d_core::Error::NoPlan {
-                reason,
-                why: Some(why),
-            }) = explained
-            {
-                return Some(format!(
-                    "No plan for {} with {}: {reason}. Closest: {why}.{tail}",
-                    fmt::params(params),
-                    method().label()
-                ));
-            }
-            let why = match err {
-                plan3d_core::Error::NoPlan { reason, .. } => reason.to_string(),
+            let err = explained.unwrap_or(err);
+            Some(match err {
+                plan3d_core::Error::NoPlan {
+                    reason,
+                    why: Some(why),
+                } => {
+                    format!("{reason}. Closest: {why}")
+                }
+                plan3d_core::Error::NoPlan { reason, .. } => {
+                    let advice = outputs.with(|o| {
+                        (*o.0)
+                            .as_ref()
+                            .map(|o| inputs.with(|i| planner::advice(&err, i, &o.model)))
+                            .unwrap_or_default()
+                    });
+                    format!("{reason}. Try {advice}")
+                }
                 e => e.to_string(),
-            };
+            })
+        };
+        let tail = if searching {
+            " Searching every configuration…"
+        } else {
+            ""
+        };
+        let Some(s) = shown() else {
+            let m = method();
+            let why = why_none(m)?;
+            let with = m.map_or(String::new(), |m| format!(" with {}", label(m)));
             return Some(format!(
-                "No plan for {} with {}: {why}. Try {advice}.{tail}",
-                fmt::params(params),
-                method().label()
+                "No plan for {}{with}: {why}.{tail}",
+                fmt::params(params)
             ));
         };
         let e = s.plan.evaluation;
+        let pm = s.plan.method;
+        let mut h = String::new();
+        if let Some((m, _)) = s.instead_of {
+            let why = why_none(Some(m)).unwrap_or_default();
+            h.push_str(&format!(
+                "{} has no plan: {why}. The fastest plan found instead: ",
+                label(m)
+            ));
+        }
+        if practice {
+            h.push_str(&format!(
+                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
+                label(pm),
+                fmt::params(params),
+                fmt::big(e.tokens),
+                fmt::gpus(e.gpus),
+                config_text(&s.plan),
+                fmt::duration(e.time.days()),
+                fmt::pct(e.mfu()),
+                fmt::seconds(e.step.get()),
+                fmt::big(e.tokens_per_second),
+                fmt::gib(e.peak_memory.get()),
+                fmt::gib(gpu_mem),
+            ));
+        } else {
+            h.push_str(&format!(
+                "{} trains {} on {} ({}) in {}, at {} MFU.",
+                label(pm),
+                fmt::params(params),
+                fmt::gpus(e.gpus),
+                config_text(&s.plan),
+                fmt::duration(e.time.days()),
+                fmt::pct(e.mfu())
+            ));
+        }
         let rules = match s.rules {
+            planner::RulesVersus::OtherMethod(m, st @ planner::Standing::Slower(_)) => format!(
+                " The fastest plan found uses {}: {} faster.",
+                label(m),
+                fmt::pct(st.saving())
+            ),
+            planner::RulesVersus::OtherMethod(m, st @ planner::Standing::MoreGpus(_)) => format!(
+                " {} meets the target with {} fewer GPUs.",
+                label(m),
+                fmt::pct(st.saving())
+            ),
+            planner::RulesVersus::OtherMethod(m, planner::Standing::MissesTarget) => {
+                format!(" This misses the target time; {} meets it.", label(m))
+            }
+            // Under practice each row is its method's best: only another
+            // method's can be better, said above.
+            _ if practice => String::new(),
             planner::RulesVersus::Same => {
                 " The exhaustive search confirms the paper's rules.".to_string()
             }
@@ -249,28 +309,15 @@ pub fn Plans(
                 });
                 format!(" These are the paper's rules; the exhaustive search finds no plan ({why}). Try {advice}.")
             }
-            planner::RulesVersus::OtherMethod(m, s @ planner::Standing::Slower(_)) => format!(
-                " The fastest plan found uses {}: {} faster.",
-                m.label(),
-                fmt::pct(s.saving())
-            ),
-            planner::RulesVersus::OtherMethod(m, s @ planner::Standing::MoreGpus(_)) => format!(
-                " {} meets the target with {} fewer GPUs.",
-                m.label(),
-                fmt::pct(s.saving())
-            ),
-            planner::RulesVersus::OtherMethod(m, planner::Standing::MissesTarget) => {
-                format!(" This misses the target time; {} meets it.", m.label())
-            }
             planner::RulesVersus::OtherMethod(_, planner::Standing::Optimal) => {
                 " As fast as the best plan found.".to_string()
             }
-            planner::RulesVersus::Behind(s @ planner::Standing::Slower(_)) => {
-                format!(" The paper's rules: {} slower.", fmt::pct(s.excess()))
+            planner::RulesVersus::Behind(st @ planner::Standing::Slower(_)) => {
+                format!(" The paper's rules: {} slower.", fmt::pct(st.excess()))
             }
-            planner::RulesVersus::Behind(s @ planner::Standing::MoreGpus(_)) => format!(
+            planner::RulesVersus::Behind(st @ planner::Standing::MoreGpus(_)) => format!(
                 " The paper's rules need {} more GPUs for the target time.",
-                fmt::pct(s.excess())
+                fmt::pct(st.excess())
             ),
             planner::RulesVersus::Behind(planner::Standing::MissesTarget) => {
                 " The paper's rules miss the target time.".to_string()
@@ -281,44 +328,27 @@ pub fn Plans(
             }
             planner::RulesVersus::NoPlan(err) => format!(" The paper's rules find no plan: {err}."),
         };
-        if practice() {
-            // Each row is its method's best: only another method's can be
-            // faster, and the headline says so.
-            let faster = match s.rules {
-                planner::RulesVersus::OtherMethod(_, planner::Standing::Optimal) => String::new(),
-                planner::RulesVersus::OtherMethod(..) => rules,
-                _ => String::new(),
+        h.push_str(&rules);
+        // The paper's proposal, where it would do better: a comparison,
+        // not the headline (no framework ships it).
+        let proposal = outputs.with(|o| {
+            (*o.0)
+                .as_ref()
+                .ok()
+                .and_then(|o| planner::proposal(o, practice, &s))
+        });
+        if let Some((p, st)) = proposal {
+            let what = match st {
+                planner::Standing::MoreGpus(_) => format!("{} fewer GPUs", fmt::pct(st.saving())),
+                _ => format!("{} faster", fmt::pct(st.saving())),
             };
-            let gpu_mem = outputs.with(|o| {
-                (*o.0)
-                    .as_ref()
-                    .map(|o| o.hardware.gpu.memory.get())
-                    .unwrap_or(0.0)
-            });
-            return Some(format!(
-                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.{faster}",
-                method().label(),
-                fmt::params(params),
-                fmt::big(e.tokens),
-                fmt::gpus(e.gpus),
-                config_text(&s.plan),
-                fmt::duration(e.time.days()),
-                fmt::pct(e.mfu()),
-                fmt::seconds(e.step.get()),
-                fmt::big(e.tokens_per_second),
-                fmt::gib(e.peak_memory.get()),
-                fmt::gib(gpu_mem),
+            h.push_str(&format!(
+                " The paper's proposal, layered + modular, would take {} on {} ({what}); no framework ships it.",
+                fmt::duration(p.evaluation.time.days()),
+                fmt::gpus(p.evaluation.gpus),
             ));
         }
-        Some(format!(
-            "{} trains {} on {} ({}) in {}, at {} MFU.{rules}",
-            method().label(),
-            fmt::params(params),
-            fmt::gpus(e.gpus),
-            config_text(&s.plan),
-            fmt::duration(e.time.days()),
-            fmt::pct(e.mfu())
-        ))
+        Some(h)
     };
     view! {
         <section class="p3-card p3-answer" aria-labelledby="p3-plans-h">

@@ -54,11 +54,14 @@ impl Method {
     /// the whole state (stage 3, gathered per micro-batch or once per step);
     /// the layered method restores its partitioned state once per layer and
     /// step (sec. 3: stage 3); the replicated layered method shards nothing;
-    /// the Megatron-style baseline takes any stage.
+    /// the Megatron-style baseline replicates the weights and shards at
+    /// most the optimizer and gradients (stages 0–2: Megatron-Core's
+    /// distributed optimizer is stage 1, `--use-distributed-optimizer`);
+    /// sharded weights are the ZeRO-3 / FSDP row.
     #[must_use]
     pub fn admits(self, zero: Zero) -> bool {
         match self {
-            Self::Baseline => true,
+            Self::Baseline => zero.stage() <= 2,
             Self::Partitioned => zero.stage() == 3,
             Self::Improved => zero == Zero::Three,
             Self::ImprovedUnpartitioned => zero == Zero::None,
@@ -78,7 +81,10 @@ impl Method {
             Self::ImprovedUnpartitioned => {
                 "method improved-unpartitioned replicates the state: zero must be 0"
             }
-            Self::Baseline => "",
+            Self::Baseline => {
+                "method baseline (Megatron-style) replicates the weights: zero must be 0, 1 (the \
+                 distributed optimizer) or 2; sharded weights are method partitioned (ZeRO-3 / FSDP)"
+            }
         }
     }
 

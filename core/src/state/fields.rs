@@ -189,7 +189,10 @@ impl Inputs {
                 alloc::format!("${} per GPU-hour", crate::run::default_price(&self.gpu)),
                 |p| alloc::format!("${p} per GPU-hour"),
             ),
-            "method" => String::from(self.method.name()),
+            "method" => String::from(
+                self.method
+                    .map_or(super::query::FASTEST, crate::Method::name),
+            ),
             "par" => String::from(self.parallelism.name()),
             "gpus" => self.max_gpus.map_or(String::from("no GPU budget"), |g| {
                 alloc::format!("{g} GPUs")

@@ -11,7 +11,7 @@
 //! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`, `gb200` | `a100-80gb` |
 //! | `node` | GPUs per node, 1–72, or `none` | 16 |
 //! | `net` | `infiniband`, `infiniband-400`, `infiniband-800`, `roce-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
-//! | `method` | `baseline`, `partitioned`, `improved` | `improved` |
+//! | `method` | the method detailed: `baseline` (Megatron-style), `partitioned` (ZeRO-3 / FSDP), `improved` (layered + modular, the paper's proposal), `fastest` | `fastest`: the fastest plan found (under practice, of the methods frameworks ship; links from before `fastest` existed detailed `improved` when the key was absent) |
 //! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |
 //! | `cluster` | exact GPU count | none |
 //! | `gpus` | GPU budget (at most) | none |
@@ -29,6 +29,9 @@
 //! | `cmp` | schedule comparison: `lga`, `modular`, `interleaved` | `modular` |
 //! | `embed` | one view alone, for an iframe: `planner`, `schedule`, `scaling` | none |
 //!
+//! A URL with no key at all opens on [`Inputs::opening`] (Llama 3.1 405B
+//! on up to 16 384 H100s); with any key, the defaults above.
+//!
 //! Parsing never fails: a value that is malformed, out of range or unknown
 //! falls back to its default and yields a [`Notice`] for the page to show.
 
@@ -39,6 +42,7 @@ mod scenario;
 
 pub use custom::{CustomShape, CUSTOM_KEYS};
 
+pub use query::FASTEST;
 pub use scenario::{read_scenario, MAX_SCENARIO_NAME, SCENARIO_PREFIX};
 
 use alloc::string::String;
@@ -196,8 +200,10 @@ pub struct Inputs {
     pub node: Option<u32>,
     /// Network of the data/pipeline dimensions.
     pub network: Network,
-    /// Method whose plan is detailed.
-    pub method: Method,
+    /// Method whose plan is detailed: `None` (URL `method` absent, or
+    /// `fastest`) details the fastest plan found ([`crate::planner::shown`]:
+    /// under practice, of the methods frameworks ship).
+    pub method: Option<Method>,
     /// Parallelism setting.
     pub parallelism: Parallelism,
     /// GPU budget (at most).
@@ -245,7 +251,7 @@ impl Default for Inputs {
             gpu: hardware::A100_80GB,
             node: Some(16),
             network: Network::InfiniBand200,
-            method: Method::Improved,
+            method: None,
             parallelism: Parallelism::ThreeD,
             max_gpus: None,
             cluster: None,

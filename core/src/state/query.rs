@@ -75,7 +75,42 @@ pub(crate) fn parse_f64(v: &str, min: f64, max: f64) -> Option<f64> {
         .filter(|x| x.is_finite() && *x >= min && *x <= max)
 }
 
+/// The `method` value that details the fastest plan found (the default).
+pub const FASTEST: &str = "fastest";
+
 impl Inputs {
+    /// What the page opens on when its URL has no query: a practitioner's
+    /// run of today (Llama 3.1 405B on up to 16 384 H100s, eight to a node,
+    /// 400 Gb/s InfiniBand, Meta's 15.6 T tokens) under practice, the
+    /// fastest plan detailed. A URL with any key reads its missing keys as
+    /// [`Inputs::default`] (the X\[160\] on A100s it always meant), and
+    /// [`Inputs::to_query`] writes what differs from that, so links keep
+    /// their meaning.
+    #[must_use]
+    pub fn opening() -> Self {
+        Self {
+            model: ModelChoice::Preset("llama-3.1-405b"),
+            gpu: hardware::H100_SXM,
+            node: Some(8),
+            network: Network::InfiniBand400,
+            max_gpus: Some(16_384),
+            tokens: Some(15.6e12),
+            ..Self::default()
+        }
+    }
+
+    /// The page's URL query read: [`Inputs::opening`] when it has no key,
+    /// else [`Inputs::from_query`].
+    #[must_use]
+    pub fn from_page_query(query: &str) -> (Self, Vec<Notice>) {
+        let q = query.strip_prefix('?').unwrap_or(query);
+        if q.split('&').all(str::is_empty) {
+            (Self::opening(), Vec::new())
+        } else {
+            Self::from_query(q)
+        }
+    }
+
     /// Reads a query string (with or without the leading `?`). Unknown keys
     /// are ignored; bad values fall back to defaults with a notice.
     #[must_use]
@@ -186,8 +221,9 @@ impl Inputs {
                 Err(_) => return Err("unknown network"),
             },
             "method" => match Method::parse(v) {
-                Ok(m) if m != Method::ImprovedUnpartitioned => self.method = m,
-                _ => return Err("unknown method"),
+                Ok(m) if m != Method::ImprovedUnpartitioned => self.method = Some(m),
+                _ if v.trim().eq_ignore_ascii_case(FASTEST) => self.method = None,
+                _ => return Err("unknown method (baseline, partitioned, improved or fastest)"),
             },
             "par" => match Parallelism::parse(v) {
                 Ok(p) => self.parallelism = p,
@@ -336,8 +372,8 @@ impl Inputs {
         if self.network != d.network {
             put("net", &self.network.name());
         }
-        if self.method != d.method {
-            put("method", &self.method.name());
+        if let Some(m) = self.method {
+            put("method", &m.name());
         }
         if self.parallelism != d.parallelism {
             // `+` would read as a space: escape it.
@@ -365,7 +401,13 @@ impl Inputs {
             put("assume", &self.assumptions.name());
         }
         if let Some(t) = self.tokens {
-            put("tokens", &t);
+            // `15.6e12`, not `15600000000000`, where it reads back exactly.
+            let short = crate::units::short_exp(t);
+            if crate::units::parse_count(&short) == Some(t) {
+                put("tokens", &short);
+            } else {
+                put("tokens", &t);
+            }
         }
         if let Some(p) = self.price {
             put("price", &p);

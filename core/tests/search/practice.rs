@@ -78,7 +78,9 @@ fn brute_with(
                                     .into_iter()
                                     .flat_map(move |r| schedules.iter().map(move |&s| (z, r, s)))
                             }) {
-                                if p > 1 && zero.stage() > 1 {
+                                // Megatron-style replicates the weights
+                                // (Method::admits): ZeRO 0–2.
+                                if zero.stage() > 2 || (p > 1 && zero.stage() > 1) {
                                     continue;
                                 }
                                 let eps = if m.experts.is_some() { d * cp } else { 1 };
@@ -382,10 +384,10 @@ fn practice_constraints_hold() {
 }
 
 /// Where memory binds, the search reaches for ZeRO-R: GPT-3 175B on 96
-/// A100-40GB without sequence parallelism fits only with its checkpoints
-/// in CPU memory (P_a+cpu), and that plan beats every plan with the
-/// checkpoints kept; a fixed GPipe schedule holds every micro-batch and is
-/// never faster than 1F1B.
+/// A100-40GB without sequence parallelism and a single stage of ZeRO-3 /
+/// FSDP fits only with its checkpoints in CPU memory (P_a+cpu), and that
+/// plan beats every plan with the checkpoints kept; a fixed GPipe schedule
+/// holds every micro-batch and is never faster than 1F1B.
 #[test]
 fn practice_search_offloads_checkpoints_when_memory_binds() {
     let m = model::GPT_3;
@@ -401,6 +403,8 @@ fn practice_search_offloads_checkpoints_when_memory_binds() {
     };
     let no_sp = Space {
         sequence_parallel: Some(false),
+        method: Some(plan3d_core::Method::Partitioned),
+        pipe: Some(1),
         ..Space::default()
     };
     let best = practice(&m, &hw, Parallelism::ThreeD, &c, &no_sp, &a)

@@ -140,8 +140,12 @@ pub(super) fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
         None if method.layered() && method.partitioned() => &[Zero::Three],
         None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
         None if method.layered() => &[Zero::None],
+        // Megatron-style: the distributed optimizer (stage 1), or with no
+        // pipeline the gradients sharded too (stage 2, reduce-scattered once
+        // per step); sharded weights are the ZeRO-3 / FSDP row
+        // ([`Method::admits`]).
         None if p > 1 => &[Zero::One],
-        None => &[Zero::One, Zero::ThreePerStep, Zero::Two, Zero::Three],
+        None => &[Zero::One, Zero::Two],
     }
 }
 

@@ -1,0 +1,129 @@
+//! Why a practice plan takes its time and memory, in words.
+
+use alloc::vec::Vec;
+
+use crate::hardware::Hardware;
+
+/// Why a practice plan takes its time and memory, in words: the step's
+/// parts and the heaviest stage's memory (the practice counterpart of the
+/// rules' bindings).
+#[must_use]
+pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::String> {
+    use alloc::format;
+    let mut v = Vec::new();
+    let c = e.config;
+    let Some(p) = e.step_parts else { return v };
+    let gib = |b: crate::units::Bytes| b.0 / crate::units::GIB;
+    // A part in GiB: one decimal, or two significant figures below 1 (a
+    // stage's 0.03 GiB of checkpoints is not "0.0").
+    let small = |b: crate::units::Bytes| {
+        let x = gib(b);
+        if x >= 1.0 || x == 0.0 {
+            format!("{x:.1}")
+        } else {
+            format!("{}", crate::math::round_sig(x, 2))
+        }
+    };
+    let schedule = if c.method.layered() {
+        format!(
+            "layered accumulation, modular pipeline over {} stages",
+            c.pipe
+        )
+    } else if c.pipe > 1 && c.virtual_stages > 1 {
+        format!(
+            "interleaved 1F1B, {} stages × {} virtual",
+            c.pipe, c.virtual_stages
+        )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::DualPipe {
+        format!(
+            "DualPipe over {} stages (micro-batches from both ends, two stages per GPU)",
+            c.pipe
+        )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbV {
+        format!(
+            "zero-bubble ZB-V over {} GPUs (2 stages each, placed in a V; embedding and head on GPU 0)",
+            c.pipe
+        )
+    } else if c.pipe > 1 && c.pipeline_schedule == crate::cost::PipelineSchedule::ZbH1 {
+        format!(
+            "zero-bubble ZB-H1 over {} stages (weight gradients fill the cool-down)",
+            c.pipe
+        )
+    } else if c.pipe > 1 {
+        format!("1F1B over {} stages", c.pipe)
+    } else {
+        alloc::string::String::from("no pipeline")
+    };
+    let plural = |n: f64, one: &str, many: &str| {
+        let n = crate::math::round_sig(n, 3);
+        format!("{n} {}", if n == 1.0 { one } else { many })
+    };
+    v.push(format!(
+        "step {:.2} s ({schedule}, {} of {}): GEMMs {:.2} s, element-wise {:.2} s, \
+         bubble {:.2} s, tensor collectives {:.2} s, pipeline sends {:.2} s, exposed data-parallel \
+         {:.2} s, optimizer {:.3} s",
+        e.step.0,
+        plural(f64::from(c.micro_batches), "micro-batch", "micro-batches"),
+        plural(f64::from(c.micro_batch), "sequence", "sequences"),
+        p.compute,
+        p.elementwise,
+        p.bubble,
+        p.tensor,
+        p.pipeline,
+        p.data,
+        p.optimizer
+    ));
+    let h = e.stages.heaviest();
+    v.push(format!(
+        "heaviest stage (GPU {} of the pipeline, {} layers): {:.1} of {:.0} GiB: weights {}, \
+         gradients {}, optimizer {}, activations {} ({} in flight), working {}, logits {}, \
+         reserve {}",
+        h.stage,
+        h.layers,
+        gib(h.total()),
+        gib(hw.gpu.memory),
+        small(h.weights),
+        small(h.gradients),
+        small(h.optimizer),
+        small(h.activations),
+        plural(h.in_flight, "micro-batch", "micro-batches"),
+        small(h.working),
+        small(h.logits),
+        small(h.reserve)
+    ));
+    v.push(format!(
+        "ZeRO-{}{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
+        crate::cost::step::zero_of(&c).stage(),
+        if c.sequence_parallel {
+            ", sequence parallel"
+        } else {
+            ""
+        },
+        if c.context > 1 {
+            format!(
+                ", context parallel over {} GPUs (ring exchange exposed {:.2} s)",
+                c.context, p.context
+            )
+        } else {
+            alloc::string::String::new()
+        } + &if c.expert > 1 {
+            format!(
+                ", experts spread over {} GPUs (all-to-all exposed {:.2} s)",
+                c.expert, p.expert
+            )
+        } else {
+            alloc::string::String::new()
+        },
+        c.activation.name(),
+        e.tokens_per_second / 1e6,
+        e.tflops_per_gpu()
+    ));
+    if !crate::cost::assumptions::kernel_fit(&hw.gpu).validated {
+        v.push(format!(
+            "the {} has no published run in the calibration set: its kernel efficiency is the \
+             H100's, unvalidated",
+            hw.gpu.name
+        ));
+    }
+    v
+}
