@@ -176,6 +176,38 @@ impl ScheduleLive {
     }
 }
 
+/// The practice scaling sweep's next method, after the paint; the last
+/// one sets the rows.
+fn sweep_step(
+    key: Inputs,
+    mut done: Vec<(Method, Vec<plan3d_core::search::SweepRow>)>,
+    swept: RwSignal<Shared<ScalingRows>>,
+    task: StoredValue<Option<TimeoutHandle>>,
+) {
+    let h = set_timeout_with_handle(
+        move || {
+            let Some(&m) = planner::METHODS.get(done.len()) else {
+                return;
+            };
+            match planner::scaling_method(&key, m) {
+                Ok(rows) => done.push((m, rows)),
+                Err(e) => {
+                    swept.set(Shared(Arc::new(Err(e))));
+                    return;
+                }
+            }
+            if done.len() == planner::METHODS.len() {
+                swept.set(Shared(Arc::new(Ok(done))));
+            } else {
+                sweep_step(key, done, swept, task);
+            }
+        },
+        std::time::Duration::from_millis(0),
+    )
+    .ok();
+    task.set_value(h);
+}
+
 /// The scaling sweep per method.
 pub type ScalingRows =
     Result<Vec<(Method, Vec<plan3d_core::search::SweepRow>)>, plan3d_core::Error>;
@@ -312,9 +344,31 @@ pub fn App() -> impl IntoView {
         }
     });
     // The sweep does not depend on the model: recompute it only when what it
-    // reads changes.
+    // reads changes, and only while its card is near the screen. The
+    // paper's rules cost microseconds and run in the update; practice
+    // searches (~5–15 ms a method natively) run after the paint, one method
+    // per task, and the chart keeps the previous lines meanwhile.
     let sweep_key = Memo::new(move |_| inputs.with(planner::scaling_key));
-    let scaling = Memo::new(move |_| Shared(Arc::new(sweep_key.with(|i| planner::scaling(i, 48)))));
+    let sweep_live = RwSignal::new(false);
+    let swept = RwSignal::new(Shared(Arc::new(Ok(Vec::new()) as ScalingRows)));
+    let swept_key = StoredValue::new(None::<Inputs>);
+    let sweep_task = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let key = sweep_key.get();
+        if !sweep_live.get() || swept_key.get_value() == Some(key) {
+            return;
+        }
+        if let Some(h) = sweep_task.get_value() {
+            h.clear();
+        }
+        swept_key.set_value(Some(key));
+        if !key.practice() {
+            swept.set(Shared(Arc::new(planner::scaling(&key))));
+            return;
+        }
+        sweep_step(key, Vec::new(), swept, sweep_task);
+    });
+    let scaling = Memo::new(move |_| swept.get());
 
     let embed = inputs.with_untracked(|i| i.embed);
     if let Some(view) = embed {
@@ -334,7 +388,7 @@ pub fn App() -> impl IntoView {
                 {match view {
                     EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl live=live only=true /> }.into_any(),
                     EmbedView::Planner => view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }.into_any(),
-                    EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling /> }.into_any(),
+                    EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling live=sweep_live /> }.into_any(),
                 }}
             </div>
         }
@@ -362,14 +416,19 @@ pub fn App() -> impl IntoView {
                 <MemoryChart outputs=outputs inputs=inputs />
                 <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
                 <Validation />
-                <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling />
+                <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling live=sweep_live />
                 <Schedules inputs=inputs plan_tl=plan_tl live=live only=false />
                 <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl live=live notices=notices />
             </main>
         </div>
-        <footer class="p3-footer">
+        <footer class="p3-footer" data-testid="footer">
             "Memory in GiB (the paper's GB), bandwidth input + output, compute in dense half-precision flop/s. "
-            "Times assume the paper's 10⁵ steps at the critical batch size and perfect kernels unless set."
+            {move || if inputs.with(Inputs::practice) {
+                "Times are the practice model's: the run's token budget (20 tokens per parameter unless set) \
+                 at today's batch for the run, kernels at the efficiency fitted on published runs (see Validation)."
+            } else {
+                "Times assume the paper's 10⁵ steps at the critical batch size and perfect kernels unless set."
+            }}
         </footer>
     }
     .into_any()

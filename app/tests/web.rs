@@ -132,7 +132,7 @@ impl plan3d_app::paint::Paint for Record {
 fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
     use plan3d_core::state::Inputs;
     let (i, _) = Inputs::from_query("assume=paper");
-    let rows = plan3d_core::planner::scaling(&i, 24).unwrap();
+    let rows = plan3d_core::planner::scaling(&i).unwrap();
     for width in [720.0, 330.0] {
         let mut r = Record {
             size: (width, 360.0),

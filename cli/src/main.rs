@@ -164,7 +164,8 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::Validate { html } => {
             let rows = plan3d_core::calibration::validate()?;
             if *html {
-                return Ok(plan3d_core::calibration::html(&rows));
+                return Ok(plan3d_core::calibration::html(&rows)
+                    + &plan3d_core::calibration::html_out_of_sample());
             }
             if !cli.json {
                 return Ok(plan3d_core::calibration::markdown(&rows));

@@ -228,6 +228,14 @@ fn mt_nlg_530b_out_of_sample() {
             )
             .unwrap();
             assert!(e.fits);
+            // The Validation card's rows (micro-batch 2, as stated there).
+            if micro_batch == 2 {
+                let row = calibration::OUT_OF_SAMPLE
+                    .iter()
+                    .find(|c| c.published == measured)
+                    .unwrap();
+                assert!((e.step.0 / row.plan3d - 1.0).abs() < 0.005, "{}", e.step.0);
+            }
             let err = e.step.0 / measured - 1.0;
             assert!(
                 (err - want).abs() < 0.002,

@@ -300,6 +300,14 @@ fn deepseek_v3_pre_training_gpu_hours() {
     let e = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &a).unwrap();
     assert!(e.fits);
     let gpu_hours = e.gpus as f64 * e.time.0 / 3600.0;
+    let row = plan3d_core::calibration::OUT_OF_SAMPLE
+        .iter()
+        .find(|c| c.test.ends_with("deepseek_v3_pre_training_gpu_hours"))
+        .unwrap();
+    assert!(
+        (gpu_hours / 1e6 / row.plan3d - 1.0).abs() < 0.005,
+        "{gpu_hours}"
+    );
     let error = gpu_hours / 2.664e6 - 1.0;
     println!(
         "DeepSeek-V3: {:.3} M GPU-hours vs 2.664 M published ({:+.1} %)",

@@ -191,9 +191,10 @@ fn the_node_size_follows_the_gpu_chosen() {
     let (mut j, _) = Inputs::from_query("assume=paper&node=none");
     j.choose_gpu(plan3d_core::hardware::H100_SXM);
     assert_eq!(j.node, None, "no limit stays");
-    // An old link keeps its meaning.
+    // A link with a GPU and no node takes the GPU's node (it kept 16, an
+    // H100 node that does not exist: issue 26).
     let (k, _) = Inputs::from_query("assume=paper&gpu=h100-sxm");
-    assert_eq!(k.node, Some(16));
+    assert_eq!(k.node, Some(8));
 }
 
 /// The size slider scales the X family; leaving a preset is said in words.
@@ -510,4 +511,116 @@ fn the_url_writes_tokens_short() {
         assert!(q.contains(written), "{typed}: {q}");
         assert_eq!(Inputs::from_query(&q).0.tokens, i.tokens, "{typed}");
     }
+}
+
+/// Under practice the scaling chart is the practice search at every size,
+/// on the inputs' GPU budget, each size on 20 tokens per parameter: one
+/// cost model per view. A size on the chart is the plan the page shows for
+/// that model (the dot lies on its line); under paper the rules, with no
+/// budget, as figs. 4, 5 and 8.
+#[test]
+fn the_scaling_chart_follows_the_assumptions() {
+    use plan3d_core::cost::AssumptionSet;
+    use plan3d_core::state::ModelChoice;
+    let (i, _) = Inputs::from_query("model=x160&gpu=h100-sxm&node=8&gpus=4096");
+    let key = planner::scaling_key(&i);
+    assert_eq!(key.max_gpus, Some(4096));
+    assert_eq!(key.tokens, None);
+    let rows = planner::scaling(&key).unwrap();
+    assert_eq!(rows.len(), 3);
+    let mut planned = 0;
+    for (m, r) in &rows {
+        assert!(r.len() >= 12, "{}", r.len());
+        assert!(r.first().unwrap().params < 2e8 && r.last().unwrap().params > 5e12);
+        for row in r {
+            if let Ok(p) = &row.plan {
+                planned += 1;
+                assert_eq!(p.evaluation.assumptions, AssumptionSet::Practice);
+                assert!(p.evaluation.gpus <= 4096);
+                assert_eq!(p.method, *m);
+                let want = planner::SWEEP_TOKENS_PER_PARAM * row.model.params_exact();
+                assert!((p.evaluation.tokens / want - 1.0).abs() < 1e-9);
+            }
+        }
+    }
+    assert!(planned > 30, "{planned}");
+    // The dot on its line: the page's plan for a size of the chart.
+    let (m, r) = &rows[0];
+    let row = r
+        .iter()
+        .find(|x| x.plan.is_ok() && x.params > 1e10)
+        .unwrap();
+    let at = Inputs {
+        model: ModelChoice::X(row.x),
+        method: Some(*m),
+        ..i
+    };
+    let o = outputs(&at).unwrap();
+    assert_eq!(o.selected(*m).unwrap(), row.plan.as_ref().unwrap());
+    // Under paper: the rules, no budget, 10⁸ to 10¹⁶.
+    let (p, _) = Inputs::from_query("assume=paper&model=x160&gpus=4096");
+    let key = planner::scaling_key(&p);
+    assert_eq!(key.max_gpus, None);
+    let rows = planner::scaling(&key).unwrap();
+    let r = &rows[0].1;
+    assert!(r.last().unwrap().params > 1e15);
+    assert!(r
+        .iter()
+        .filter_map(|x| x.plan.as_ref().ok())
+        .all(|p| p.evaluation.assumptions == AssumptionSet::Paper));
+}
+
+/// `gpu=h100-sxm` without `node` is an 8-GPU node (it kept the A100
+/// default's 16 and planned tensor degree 16 on H100s); a written URL reads
+/// back to the same node either way.
+#[test]
+fn a_gpu_brings_its_node() {
+    let (i, _) = Inputs::from_query("gpu=h100-sxm");
+    assert_eq!(i.node, Some(8));
+    let (i, _) = Inputs::from_query("gpu=gb200");
+    assert_eq!(i.node, Some(72));
+    let (i, _) = Inputs::from_query("gpu=h100-sxm&node=16");
+    assert_eq!(i.node, Some(16));
+    assert!(i.to_query().contains("node=16"), "{}", i.to_query());
+    let (i, _) = Inputs::from_query("model=x160");
+    assert_eq!(i.node, Some(16));
+    for q in [
+        "gpu=h100-sxm",
+        "gpu=h100-sxm&node=16",
+        "gpu=h100-sxm&node=none",
+        "gpu=a100-40gb",
+        "node=4",
+    ] {
+        let (i, _) = Inputs::from_query(q);
+        assert_eq!(Inputs::from_query(&i.to_query()).0, i, "{q}");
+    }
+    // The practice plans on H100s keep tensor parallelism within 8.
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096");
+    let o = outputs(&i).unwrap();
+    for (_, p) in &o.plans {
+        if let Ok(p) = p {
+            assert!(p.evaluation.config.tensor <= 8);
+        }
+    }
+}
+
+/// DeepSeek-V3 on H800s with FP8: the headline's numbers carry their
+/// caveat and its size (the out-of-sample check's error); Llama 3.1 405B in
+/// BF16 on H100s is validated and has none.
+#[test]
+fn unvalidated_numbers_say_so_and_by_how_much() {
+    let show = |q: &str| {
+        let (i, _) = Inputs::from_query(q);
+        let o = outputs(&i).unwrap();
+        let opt = planner::practice_optimum(&i, &o).unwrap_or_else(|| planner::optimum(&i));
+        let s = planner::shown(&o, i.method, Some(&opt))?;
+        planner::caveat(&s.plan.evaluation, &o.model, &o.hardware)
+    };
+    let c = show("model=deepseek-v3&gpu=h800&node=8&cluster=2048&batch=15360&prec=fp8").unwrap();
+    assert!(c.contains("FP8 GEMMs"), "{c}");
+    assert!(c.contains("experts"), "{c}");
+    assert!(c.contains("h800"), "{c}");
+    assert!(c.contains("11 % under its published GPU-hours"), "{c}");
+    assert!(show("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096").is_none());
+    assert!(show("assume=paper&model=deepseek-v3&gpu=h800").is_none());
 }

@@ -248,7 +248,7 @@ fn schedules_and_scaling_for_the_page() {
         assert!(b.bubble_fraction <= a.bubble_fraction + 1e-12);
         assert!(b.makespan <= a.makespan);
     }
-    let rows = scaling(&i, 40).unwrap();
+    let rows = scaling(&i).unwrap();
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|(_, r)| r.len() > 20));
 }
@@ -459,7 +459,7 @@ fn exports_name_their_inputs_and_parse_back() {
     assert_eq!(json["plans"][2]["gpus"], 38640);
     assert_eq!(json["plans"][2]["method"], "improved");
     assert!((json["plans"][2]["days"].as_f64().unwrap() - 6.81).abs() < 0.01);
-    let rows = scaling(&i, 12).unwrap();
+    let rows = scaling(&i).unwrap();
     let csv = export::sweep_csv(&i, &rows);
     assert!(csv.starts_with("# plan3d scaling sweep for ?model=x160&assume=paper\nmethod,params,"));
     assert_eq!(

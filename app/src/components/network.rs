@@ -54,10 +54,49 @@ pub fn NetworkNeeds(
         })
     };
     let practice = move || inputs.with(Inputs::practice);
+    // Under practice: what each kind of traffic adds to the step once
+    // overlap has hidden what it can.
+    let exposed_view = move || {
+        let Some(p) = selected() else {
+            return String::new();
+        };
+        let rows = outputs.with(|o| {
+            (*o.0)
+                .as_ref()
+                .map(|o| planner::exposed(&p, &o.hardware))
+                .unwrap_or_default()
+        });
+        if rows.is_empty() {
+            return "<tr><td colspan=\"4\">no traffic between GPUs: one GPU</td></tr>".to_string();
+        }
+        rows.iter()
+            .map(|x| {
+                format!(
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
+                    fmt::esc(x.what),
+                    fmt::esc(x.link),
+                    fmt::seconds(x.seconds),
+                    if x.share > 0.1 { "p3-warn" } else { "p3-ok" },
+                    if x.seconds > 0.0 {
+                        fmt::pct(x.share)
+                    } else {
+                        "hidden".to_string()
+                    }
+                )
+            })
+            .collect::<String>()
+    };
     view! {
-        <section class="p3-card" aria-labelledby="p3-net-h" class:p3-hidden=practice>
-            <h2 id="p3-net-h">"Network needs of the "{move || selected().map_or("", |p| p.method.label())}" plan"</h2>
-            <div class="p3-scroll">
+        <section class="p3-card" aria-labelledby="p3-net-h">
+            <h2 id="p3-net-h">"Network of the "{move || selected().map_or("", |p| planner::method_label(p.method, practice(), false))}" plan"</h2>
+            <div class="p3-scroll" class:p3-hidden=move || !practice()>
+                <p class="p3-note">"Each kind of traffic and the time it adds to a step once overlap has hidden what it can (the practice model's step)."</p>
+                <table class="p3-table" data-testid="exposed">
+                    <thead><tr><th>"traffic"</th><th>"link"</th><th>"exposed per step"</th><th>"of the step"</th></tr></thead>
+                    <tbody inner_html=exposed_view></tbody>
+                </table>
+            </div>
+            <div class="p3-scroll" class:p3-hidden=practice>
                 <table class="p3-table" data-testid="needs">
                     <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>
                     <tbody>{needs_view}</tbody>

@@ -350,10 +350,20 @@ pub fn Plans(
         }
         Some(h)
     };
+    // Beside the headline's numbers: where they are unvalidated, and by
+    // about how much they may be off.
+    let caveat = move || {
+        let s = shown()?;
+        outputs.with(|o| {
+            let o = (*o.0).as_ref().ok()?;
+            planner::caveat(&s.plan.evaluation, &o.model, &o.hardware)
+        })
+    };
     view! {
         <section class="p3-card p3-answer" aria-labelledby="p3-plans-h">
             <h2 id="p3-plans-h">"Fastest plans"</h2>
             <p class="p3-headline" data-testid="headline">{headline}</p>
+            {move || caveat().map(|c| view! { <p class="p3-caveat" data-testid="caveat">{c}</p> })}
             <div class="p3-scroll">
                 <table class="p3-table" class:p3-paper=move || !practice()>
                     <thead><tr>

@@ -3,6 +3,7 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plan3d_core::{
+    planner,
     search::{nearest_row, SweepRow},
     state::Inputs,
 };
@@ -13,6 +14,23 @@ use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self};
 
+/// Where the plan shown sits on the scaling chart: its days, and under
+/// practice its days on the chart's token rule (a plan's time is its steps,
+/// linear in tokens: 20 per parameter for the chart, the run's own budget
+/// in the headline).
+fn dot_days(
+    practice: bool,
+    o: &plan3d_core::planner::Outputs,
+    p: &plan3d_core::search::Plan,
+) -> f64 {
+    let e = p.evaluation;
+    if practice && e.tokens > 0.0 {
+        e.time.days() * planner::SWEEP_TOKENS_PER_PARAM * o.model.params_exact() / e.tokens
+    } else {
+        e.time.days()
+    }
+}
+
 /// Training time of the fastest plan per method against model size, with
 /// the current model marked; read by mouse or keyboard.
 #[component]
@@ -21,8 +39,21 @@ pub fn Scaling(
     outputs: OutputsMemo,
     optimum: OptimumSignal,
     scaling: Memo<Shared<ScalingRows>>,
+    /// Set while the card is near the screen (the sweep runs only then).
+    live: RwSignal<bool>,
 ) -> impl IntoView {
+    let card = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        card.get().is_some_and(|el| {
+            crate::dom::watch_in_view(&el, live);
+            true
+        })
+    });
     let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
+    let i_practice = move || inputs.with(Inputs::practice);
     let epoch = relayout();
     // Shorter in a 600 × 400 embed, so that the axes show.
     let chart_h = if embedded() { 280.0 } else { 360.0 };
@@ -53,7 +84,7 @@ pub fn Scaling(
                 (*o.0)
                     .as_ref()
                     .ok()
-                    .map(|o| (o.model.params(), p.evaluation.time.days()))
+                    .map(|o| (o.model.params(), dot_days(i_practice(), o, &p)))
             })
         });
         let map = xmap.get();
@@ -139,8 +170,26 @@ pub fn Scaling(
         hovered.set(Some(grid[k].params));
     };
     view! {
-        <section class="p3-card" aria-labelledby="p3-scale-h">
-            <h2 id="p3-scale-h">"Scaling: fastest plan per method (figs. 4, 5, 8)"{move || inputs.with(|i| i.practice()).then_some(", under the paper's assumptions")}</h2>
+        <section class="p3-card" aria-labelledby="p3-scale-h" node_ref=card>
+            <h2 id="p3-scale-h">{move || if i_practice() {
+                "Scaling: the practice search's plan per method"
+            } else {
+                "Scaling: fastest plan per method (figs. 4, 5, 8), the paper's assumptions"
+            }}</h2>
+            <p class="p3-note" data-testid="scaling-note">{move || inputs.with(|i| {
+                if !i.practice() {
+                    return "The paper's rules at every size, 10⁵ steps at the critical batch, no GPU budget.".to_string();
+                }
+                let on = match (i.cluster, i.max_gpus) {
+                    (Some(c), _) => format!("on exactly {} GPUs", fmt::count(c)),
+                    (None, Some(g)) => format!("on up to {} GPUs", fmt::count(g)),
+                    _ => "on as many GPUs as make it fastest".to_string(),
+                };
+                format!(
+                    "Each size {on}, trained on {} tokens per parameter; the dot is this plan on the same rule.",
+                    planner::SWEEP_TOKENS_PER_PARAM
+                )
+            })}</p>
             <div class="p3-stack">
                 <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
                     role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>

@@ -230,7 +230,18 @@ pub fn Schedules(
     };
     view! {
         <section class="p3-card" aria-labelledby="p3-sched-h" node_ref=card>
-            <h2 id="p3-sched-h">"Schedule of the selected plan"</h2>
+            <h2 id="p3-sched-h" data-testid="schedule-title">{move || plan_tl.get().0.as_ref().as_ref().map_or_else(
+                || "Schedule of the plan".to_string(),
+                |p| {
+                    let s = &p.schedule.spec;
+                    format!(
+                        "Schedule of the plan: {}, {} micro-batch{}",
+                        s.kind.label(),
+                        p.shown.micro_batches.1,
+                        if p.shown.micro_batches.1 == 1 { "" } else { "es" }
+                    )
+                },
+            )}</h2>
             <div class="p3-player" role="group" aria-label="Animation controls">
                 <button type="button" data-testid="play" on:click=toggle aria-pressed=move || playing.get().to_string()>
                     {move || if playing.get() { "Pause" } else { "Play" }}

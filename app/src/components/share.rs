@@ -66,6 +66,16 @@ pub fn Share(
     };
     let name = move |what: &str, ext: &str| inputs.with(|i| export::file_name(i, what, ext));
 
+    // The sweep as drawn, or computed now if its card has not been near
+    // the screen (then it was not).
+    let scaling_now = move || {
+        let s = scaling.get_untracked();
+        if matches!(s.0.as_ref(), Ok(rows) if !rows.is_empty()) {
+            return s;
+        }
+        let key = inputs.with_untracked(plan3d_core::planner::scaling_key);
+        crate::app::Shared(std::sync::Arc::new(plan3d_core::planner::scaling(&key)))
+    };
     let export_text = move |what: &'static str| {
         let i = inputs.get_untracked();
         let o = outputs.get_untracked();
@@ -83,7 +93,7 @@ pub fn Share(
                 "application/json",
             ),
             _ => {
-                let s = scaling.get_untracked();
+                let s = scaling_now();
                 let Ok(rows) = (*s.0).as_ref() else { return };
                 if what == "sweep-csv" {
                     (export::sweep_csv(&i, rows), "csv", "text/csv")
@@ -113,7 +123,7 @@ pub fn Share(
                 p.schedule.to_svg()
             }
             "scaling" => {
-                let s = scaling.get_untracked();
+                let s = scaling_now();
                 let Ok(rows) = (*s.0).as_ref() else { return };
                 let mut p = crate::paint::Svg::new((720.0, 360.0));
                 charts::scaling(&mut p, rows, false);

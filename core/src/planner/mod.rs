@@ -12,7 +12,7 @@ pub use shown::{
     method_label, proposal, shown, slowdown, standing, RulesVersus, Shown, Standing, SHIPPED,
 };
 pub use timeline::{comparison, plan_schedule, ShownScale, MAX_PAGE_OPS};
-pub use why::practice_why;
+pub use why::{caveat, practice_why};
 
 use crate::cost::{Method, TransferKind};
 use crate::error::Error;
@@ -429,23 +429,104 @@ pub fn optimum_key(inputs: &Inputs) -> Inputs {
 }
 
 /// The inputs [`scaling`] reads: the sweep does not depend on the model,
-/// the method shown, a GPU budget, a target time or a batch limit.
+/// the method shown, a target time, a batch limit, a token budget or a
+/// layout; under paper not on a GPU budget or cluster either (the rules'
+/// figures 4, 5 and 8 have none), under practice it does (the sizes one
+/// cluster trains).
 #[must_use]
 pub fn scaling_key(inputs: &Inputs) -> Inputs {
     let d = Inputs::default();
+    let practice = inputs.practice();
     Inputs {
         model: d.model,
         method: d.method,
         compare: d.compare,
         embed: d.embed,
-        assumptions: d.assumptions,
         tokens: None,
-        max_gpus: None,
-        cluster: None,
+        max_gpus: inputs.max_gpus.filter(|_| practice),
+        cluster: inputs.cluster.filter(|_| practice),
         target_days: None,
         batch: None,
+        ramp: d.ramp,
+        price: None,
+        layout: d.layout,
+        context: None,
+        expert: None,
         ..*inputs
     }
+}
+
+/// A practice plan's traffic of one kind: what it costs the step once
+/// overlap has hidden what it can ([`crate::cost::step`]'s parts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exposed {
+    /// What moves.
+    pub what: &'static str,
+    /// Over which link.
+    pub link: &'static str,
+    /// Seconds per step not hidden behind computation.
+    pub seconds: f64,
+    /// Of the step.
+    pub share: f64,
+}
+
+/// The network card under practice: each kind of traffic of `plan` and the
+/// seconds it adds to the step (tensor collectives on NVLink within a node;
+/// pipeline sends, data-parallel reductions and ZeRO gathers, the context
+/// ring and the experts' all-to-all on the node's link or the network,
+/// wherever their group spans nodes; checkpoints to CPU memory over PCIe).
+/// Kinds the plan does not use are left out; empty under paper (there
+/// [`needs`]: intensities against thresholds).
+#[must_use]
+pub fn exposed(plan: &Plan, hw: &Hardware) -> Vec<Exposed> {
+    let e = &plan.evaluation;
+    let Some(p) = e.step_parts else {
+        return Vec::new();
+    };
+    let c = e.config;
+    let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
+    let (t, cp, pp) = (u64::from(c.tensor), u64::from(c.context), u64::from(c.pipe));
+    let link = |span: u64| {
+        if span <= node {
+            "NVLink (within a node)"
+        } else {
+            hw.network.label()
+        }
+    };
+    let step = e.step.0.max(f64::MIN_POSITIVE);
+    let mut v = Vec::new();
+    let mut put = |what, link, seconds: f64, used: bool| {
+        if used {
+            v.push(Exposed {
+                what,
+                link,
+                seconds,
+                share: seconds / step,
+            });
+        }
+    };
+    put("tensor-parallel collectives", link(t), p.tensor, t > 1);
+    put(
+        "context-parallel ring (attention)",
+        link(t * cp),
+        p.context,
+        cp > 1,
+    );
+    put("pipeline sends", link(t * cp * pp), p.pipeline, pp > 1);
+    put(
+        "data-parallel reduction and ZeRO gathers",
+        link(e.gpus),
+        p.data,
+        c.data > 1,
+    );
+    put("experts' all-to-all", link(e.gpus), p.expert, c.expert > 1);
+    put(
+        "checkpoints to CPU memory",
+        "PCIe",
+        p.offload,
+        p.offload > 0.0,
+    );
+    v
 }
 
 /// Bandwidth needs of a plan's transfers, per dimension.
@@ -466,14 +547,62 @@ pub fn needs(plan: &Plan, hw: &Hardware) -> Vec<Need> {
         .collect()
 }
 
-/// The rules' plan per method for X\[x\] models from 10⁸ to 10¹⁶ parameters
-/// (figs. 4, 5, 8) on the inputs' hardware.
+/// Each method's row of the scaling chart ([`scaling_method`]), at
+/// [`sweep_points`] sizes.
 ///
 /// # Errors
 ///
 /// Invalid hardware or constraints.
-pub fn scaling(inputs: &Inputs, points: u32) -> Result<Vec<(Method, Vec<SweepRow>)>, Error> {
+pub fn scaling(inputs: &Inputs) -> Result<Vec<(Method, Vec<SweepRow>)>, Error> {
+    METHODS
+        .iter()
+        .map(|&m| Ok((m, scaling_method(inputs, m)?)))
+        .collect()
+}
+
+/// Sizes on the scaling chart: 48 under paper (the rules cost microseconds),
+/// 16 under practice (each is a practice search: ~0.3–1 ms natively).
+#[must_use]
+pub fn sweep_points(inputs: &Inputs) -> u32 {
+    if inputs.practice() {
+        16
+    } else {
+        48
+    }
+}
+
+/// One method's line of the scaling chart, under the assumptions shown.
+/// Under paper, the rules' plan for X\[x\] models from 10⁸ to 10¹⁶
+/// parameters (figs. 4, 5, 8), with no budget. Under practice, the practice
+/// search's best plan from 10⁸ to 10¹³ ([`PRACTICE_SWEEP`]) on the inputs'
+/// GPU budget or cluster, each size on 20 tokens per parameter.
+///
+/// # Errors
+///
+/// Invalid hardware or constraints.
+pub fn scaling_method(inputs: &Inputs, m: Method) -> Result<Vec<SweepRow>, Error> {
     let hw = inputs.hardware();
+    let points = sweep_points(inputs);
+    if inputs.practice() {
+        let c = Constraints {
+            target_days: None,
+            batch: None,
+            tensor: None,
+            ..constraints(inputs)
+        };
+        let key = scaling_key(inputs);
+        return search::sweep_practice(
+            &hw,
+            m,
+            inputs.parallelism,
+            &c,
+            &practice_space(&key),
+            &key.knobs(),
+            PRACTICE_SWEEP.0,
+            PRACTICE_SWEEP.1,
+            points,
+        );
+    }
     let c = Constraints {
         // A budget or target for one model makes no sense across sizes.
         max_gpus: None,
@@ -481,13 +610,14 @@ pub fn scaling(inputs: &Inputs, points: u32) -> Result<Vec<(Method, Vec<SweepRow
         batch: None,
         ..constraints(inputs)
     };
-    METHODS
-        .iter()
-        .map(|&m| {
-            Ok((
-                m,
-                search::sweep(&hw, m, inputs.parallelism, &c, 1e8, 1e16, points)?,
-            ))
-        })
-        .collect()
+    search::sweep(&hw, m, inputs.parallelism, &c, 1e8, 1e16, points)
 }
+
+/// The tokens per parameter each size of the practice scaling chart trains
+/// on (the default budget, Hoffmann et al. 2022).
+pub const SWEEP_TOKENS_PER_PARAM: f64 = 20.0;
+
+/// The sizes the practice scaling chart spans, in parameters: 100 M to
+/// 10 T (X\[8\] to X\[200\]), what teams train; the paper's chart goes to
+/// 10¹⁶.
+pub const PRACTICE_SWEEP: (f64, f64) = (1e8, 1e13);

@@ -127,3 +127,55 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     }
     v
 }
+
+/// Where a practice plan's figures are unvalidated, and by about how much
+/// they may be off, in words for beside the number: FP8 GEMMs (no FP8 run
+/// in the calibration set: they take BF16's fitted fraction of the FP8
+/// peak), a mixture of experts (its small grouped GEMMs take the dense
+/// fraction) and a GPU with no published run. The size is the nearest
+/// out-of-sample check's ([`crate::calibration::OUT_OF_SAMPLE`]: DeepSeek-V3,
+/// FP8 and experts on H800s). `None` for a validated plan or under paper.
+#[must_use]
+pub fn caveat(
+    e: &crate::Evaluation,
+    model: &crate::model::ModelShape,
+    hw: &Hardware,
+) -> Option<alloc::string::String> {
+    use alloc::format;
+    use alloc::string::String;
+    if e.assumptions != crate::cost::AssumptionSet::Practice {
+        return None;
+    }
+    let mut why: Vec<String> = Vec::new();
+    if e.compute == crate::cost::assumptions::Compute::Fp8 {
+        why.push(String::from(
+            "FP8 GEMMs run at BF16's fitted fraction of the FP8 peak (no FP8 run in the \
+             calibration set)",
+        ));
+    }
+    if model.experts.is_some() {
+        why.push(String::from(
+            "the experts' small grouped GEMMs run at the dense GEMMs' efficiency (no \
+             mixture-of-experts run fitted)",
+        ));
+    }
+    if !crate::cost::assumptions::kernel_fit(&hw.gpu).validated {
+        why.push(format!(
+            "the {} takes the H100's kernel efficiency (no published run of it)",
+            hw.gpu.name
+        ));
+    }
+    if why.is_empty() {
+        return None;
+    }
+    let check = crate::calibration::OUT_OF_SAMPLE
+        .iter()
+        .find(|c| c.test.ends_with("deepseek_v3_pre_training_gpu_hours"))?;
+    Some(format!(
+        "Unvalidated: {}. Likely optimistic: DeepSeek-V3's published layout (FP8, experts, \
+         H800s) comes out {:.0} % under its published GPU-hours, and a searched plan can be \
+         further off.",
+        why.join("; "),
+        -100.0 * check.error()
+    ))
+}

@@ -70,6 +70,22 @@ impl ScheduleKind {
             Self::ZbV => "zb-v",
         }
     }
+    /// In words, for a heading: "1F1B pipeline".
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ga => "gradient accumulation, no pipeline",
+            Self::Lga => "layered gradient accumulation, no pipeline",
+            Self::Gpipe => "GPipe pipeline",
+            Self::OneFOneB => "1F1B pipeline",
+            Self::Interleaved => "interleaved 1F1B pipeline",
+            Self::Modular => "modular pipeline",
+            Self::ZbH1 => "zero-bubble ZB-H1 pipeline",
+            Self::DualPipe => "DualPipe pipeline",
+            Self::ZbV => "zero-bubble ZB-V pipeline",
+        }
+    }
+
     /// Parses [`ScheduleKind::name`].
     ///
     /// # Errors

@@ -181,3 +181,53 @@ pub fn sweep_scaled(
     }
     Ok(rows)
 }
+
+/// The practice search's best plan of `method` for X\[x\] models
+/// log-spaced in parameters from `from` to `to`: the practice counterpart
+/// of [`sweep`], under the same constraints, space and knobs for every size
+/// (the knobs' token budget, if any, applies to every size: leave it unset
+/// for 20 tokens per parameter).
+///
+/// # Errors
+///
+/// As [`sweep_scaled`] for the range.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_practice(
+    hw: &Hardware,
+    method: Method,
+    par: Parallelism,
+    c: &Constraints,
+    space: &super::Space,
+    a: &crate::cost::Assumptions,
+    from: f64,
+    to: f64,
+    points: u32,
+) -> Result<Vec<SweepRow>, Error> {
+    let max = 12.0 * math::pow(f64::from(MAX_X), 5.0);
+    let from = check_range("sweep start (parameters)", from, 488.0, max)?;
+    let to = check_range("sweep end (parameters)", to, from, max)?;
+    crate::error::check_count("sweep points", points.into(), 1, 10_000)?;
+    let space = super::Space {
+        method: Some(method),
+        ..*space
+    };
+    let mut rows: Vec<SweepRow> = Vec::with_capacity(points as usize);
+    for i in 0..points {
+        let t = if points == 1 {
+            0.0
+        } else {
+            f64::from(i) / f64::from(points - 1)
+        };
+        let model = Scaling::XFamily.model(from * math::pow(to / from, t))?;
+        if rows.last().is_some_and(|r| r.model == model) {
+            continue;
+        }
+        rows.push(SweepRow {
+            x: model.layers,
+            params: model.params(),
+            model,
+            plan: super::practice(&model, hw, par, c, &space, a).map(|r| r.best),
+        });
+    }
+    Ok(rows)
+}

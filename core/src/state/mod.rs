@@ -9,7 +9,7 @@
 //! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
 //! | `ffn`, `kv`, `vocab`, `gated` | custom feed-forward size, key/value heads, vocabulary, gated MLP | 4 × width, one per head, none, 0 |
 //! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`, `gb200` | `a100-80gb` |
-//! | `node` | GPUs per node, 1–72, or `none` | 16 |
+//! | `node` | GPUs per node, 1–72, or `none` | the GPU's own (8 for an H100, 72 for a GB200) when `gpu` is given, else 16 |
 //! | `net` | `infiniband`, `infiniband-400`, `infiniband-800`, `roce-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
 //! | `method` | the method detailed: `baseline` (Megatron-style), `partitioned` (ZeRO-3 / FSDP), `improved` (layered + modular, the paper's proposal), `fastest` | `fastest`: the fastest plan found (under practice, of the methods frameworks ship; links from before `fastest` existed detailed `improved` when the key was absent) |
 //! | `par` | `none`, `data`, `data+pipe`, `data+tensor`, `pipe+tensor`, `3d` | `3d` |

@@ -121,6 +121,9 @@ impl Inputs {
         // The custom shape's keys, applied once the model is known.
         let mut custom: Vec<(String, String)> = Vec::new();
         let mut wants_custom = false;
+        // A GPU without a node size brings its own node (8 H100s, not the
+        // A100 default's 16).
+        let (mut gpu_given, mut node_given) = (false, false);
         for pair in query.split('&').filter(|p| !p.is_empty()).take(64) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let (k, v) = (decode(k), decode(v));
@@ -154,11 +157,16 @@ impl Inputs {
                 }
                 key if CUSTOM_KEYS.contains(&key) => custom.push((k.clone(), v.clone())),
                 _ => {
+                    gpu_given |= k == "gpu";
+                    node_given |= k == "node";
                     if let Err(reason) = s.parse_value(&k, &v) {
                         bad(reason);
                     }
                 }
             }
+        }
+        if gpu_given && !node_given {
+            s.node = Some(s.gpu.default_node_size);
         }
         if wants_custom || !custom.is_empty() {
             let base = s
@@ -363,7 +371,9 @@ impl Inputs {
         if self.gpu.name != d.gpu.name {
             put("gpu", &self.gpu.name);
         }
-        if self.node != d.node {
+        // With another GPU the node is always written (a reader would infer
+        // the GPU's own).
+        if self.node != d.node || self.gpu.name != d.gpu.name {
             match self.node {
                 Some(n) => put("node", &n),
                 None => put("node", &"none"),
