@@ -297,6 +297,10 @@ pub fn App() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
+    provide_context(crate::components::notices::Notes {
+        notices,
+        corrections,
+    });
     let optimum = optimum_signal(inputs, outputs, push);
     // The selected plan's schedule: at most planner::MAX_PAGE_OPS
     // operations (~1.5 ms), so it lands in the same frame as the numbers;

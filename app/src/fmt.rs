@@ -9,7 +9,15 @@ pub fn days(d: f64) -> String {
         return "—".into();
     }
     if d < 0.1 {
-        format!("{}", round_sig(d, 2))
+        // Not "0.0003 days": seconds, minutes or hours.
+        let s = d * 86_400.0;
+        if s < 90.0 {
+            format!("{} s", round_sig(s, 2))
+        } else if s < 5_400.0 {
+            format!("{} min", round_sig(s / 60.0, 2))
+        } else {
+            format!("{} h", round_sig(s / 3_600.0, 2))
+        }
     } else if d < 100.0 {
         format!("{d:.1}")
     } else {
@@ -21,6 +29,9 @@ pub fn days(d: f64) -> String {
 pub fn duration(d: f64) -> String {
     if d > 3.0 * 365.0 {
         format!("{} years", round_sig(d / 365.0, 3))
+    } else if d < 0.1 {
+        // days() gives seconds, minutes or hours there, with the unit.
+        days(d)
     } else {
         format!("{} days", days(d))
     }

@@ -56,6 +56,13 @@ fn formatting_shows_units_like_the_paper() {
     assert_eq!(fmt::days(6.81), "6.8");
     assert_eq!(fmt::days(864.4), "864");
     assert_eq!(fmt::duration(231_003.0), "633 years");
+    // Short runs in their own units, not "0.0003 days".
+    assert_eq!(fmt::days(0.0003), "26 s");
+    assert_eq!(fmt::duration(0.0003), "26 s");
+    assert_eq!(fmt::duration(0.02), "29 min");
+    assert_eq!(fmt::duration(0.09), "2.2 h");
+    // Llama 3.1 405B's 405.85 B parameters.
+    assert_eq!(fmt::params(405.853e9), "405.9 B");
     assert_eq!(fmt::params(1.2583e12), "1.26 T");
     assert_eq!(fmt::gib(4.72 * 1_073_741_824.0), "4.72");
     assert_eq!(fmt::count(38_640), "38,640");

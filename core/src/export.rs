@@ -62,10 +62,29 @@ pub struct PlanRow {
     pub non_offloadable_bytes: Option<u64>,
     /// Why there is no plan.
     pub error: Option<String>,
+    /// Model flops utilisation, a fraction.
+    pub mfu: Option<f64>,
+    /// One training step, seconds (practice; under paper the step of the
+    /// fixed work).
+    pub step_seconds: Option<f64>,
+    /// ZeRO stage (`0`–`3`, `3-step`).
+    pub zero: Option<String>,
+    /// Recomputation (`none`, `selective`, `full`; `paper` under paper).
+    pub recompute: Option<String>,
+    /// Context-parallel degree.
+    pub context_parallel: Option<u32>,
+    /// Expert-parallel degree.
+    pub expert_parallel: Option<u32>,
+    /// Virtual stages per GPU.
+    pub virtual_stages: Option<u32>,
+    /// Pipeline schedule.
+    pub pipeline_schedule: Option<String>,
 }
 
-/// Columns of the plans export, with units: the fields of [`PlanRow`].
-pub const PLAN_COLUMNS: [&str; 16] = [
+/// Columns of the plans export, with units: the fields of [`PlanRow`]
+/// (the columns after `error` were added later: a reader by position keeps
+/// working).
+pub const PLAN_COLUMNS: [&str; 24] = [
     "method",
     "search",
     "data",
@@ -82,6 +101,14 @@ pub const PLAN_COLUMNS: [&str; 16] = [
     "offloadable_bytes",
     "non_offloadable_bytes",
     "error",
+    "mfu",
+    "step_seconds",
+    "zero",
+    "recompute",
+    "context_parallel",
+    "expert_parallel",
+    "virtual_stages",
+    "pipeline_schedule",
 ];
 
 impl PlanRow {
@@ -105,6 +132,14 @@ impl PlanRow {
             offloadable_bytes: e.map(|e| whole_bytes(e.memory.offloadable())),
             non_offloadable_bytes: e.map(|e| whole_bytes(e.memory.non_offloadable())),
             error: plan.err().map(ToString::to_string),
+            mfu: e.map(Evaluation::mfu),
+            step_seconds: e.map(|e| e.step.0),
+            zero: c.map(|c| c.zero.name().to_string()),
+            recompute: c.map(|c| c.activation.name().to_string()),
+            context_parallel: c.map(|c| c.context),
+            expert_parallel: c.map(|c| c.expert),
+            virtual_stages: c.map(|c| c.virtual_stages),
+            pipeline_schedule: c.map(|c| c.pipeline_schedule.name().to_string()),
         }
     }
 }
@@ -135,7 +170,15 @@ impl PlansExport {
         let mut plans: Vec<PlanRow> = out
             .plans
             .iter()
-            .map(|(m, p)| PlanRow::new(m.name(), "rules", p.as_ref().map(|p| &p.evaluation)))
+            .map(|(m, p)| {
+                // Under practice each row is the practice search's best.
+                let search = if inputs.practice() {
+                    "practice"
+                } else {
+                    "rules"
+                };
+                PlanRow::new(m.name(), search, p.as_ref().map(|p| &p.evaluation))
+            })
             .collect();
         match optimum {
             Some(Ok(r)) => plans.push(PlanRow::new(

@@ -316,8 +316,23 @@ fn the_page_takes_fp8() {
     let bf16 = day("model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=512").unwrap();
     let fp8 = day("model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=512&prec=fp8").unwrap();
     assert!(fp8 < bf16, "{fp8} vs {bf16}");
-    let err = day("model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512&prec=fp8").unwrap_err();
-    assert!(err.contains("FP8"), "{err}");
+    // On an A100 the page runs BF16 and says so beside the field (the CLI
+    // refuses it); it said "see the notice above" with no notice.
+    let a100 = "model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512";
+    assert_eq!(day(&format!("{a100}&prec=fp8")), day(a100));
+    let (i, _) = Inputs::from_query(&format!("{a100}&prec=fp8"));
+    let c = planner::corrections(&i, &outputs(&i).unwrap());
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].key, "prec");
+    let text = c[0].to_string();
+    assert!(
+        text.contains("no FP8 tensor cores") && text.ends_with("using BF16"),
+        "{text}"
+    );
+    assert!(
+        i.to_query().ends_with("&prec=fp8"),
+        "the URL keeps what was asked"
+    );
 }
 
 /// Under practice, a method with no plan is explained on the page as the
@@ -623,4 +638,42 @@ fn unvalidated_numbers_say_so_and_by_how_much() {
     assert!(c.contains("11 % under its published GPU-hours"), "{c}");
     assert!(show("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096").is_none());
     assert!(show("assume=paper&model=deepseek-v3&gpu=h800").is_none());
+}
+
+/// The plans CSV carries what the table shows (MFU, step) and what a
+/// practitioner needs to run the plan (ZeRO stage, recomputation, CP, EP,
+/// virtual stages, schedule); under practice its rows say `practice`.
+#[cfg(feature = "serde")]
+#[test]
+fn the_plans_csv_has_the_plan() {
+    use plan3d_core::export;
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=16384&tokens=15.6T");
+    let o = outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let csv = export::plans_csv(&i, &o, Some(&opt));
+    let mut lines = csv.lines().skip(1);
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let row: Vec<&str> = lines
+        .find(|l| l.starts_with("baseline,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let e = o
+        .selected(plan3d_core::Method::Baseline)
+        .unwrap()
+        .evaluation;
+    assert_eq!(row[col("search")], "practice");
+    assert!((row[col("mfu")].parse::<f64>().unwrap() - e.mfu()).abs() < 1e-9);
+    assert!((row[col("step_seconds")].parse::<f64>().unwrap() - e.step.0).abs() < 1e-9);
+    assert_eq!(row[col("zero")], e.config.zero.name());
+    assert_eq!(row[col("recompute")], e.config.activation.name());
+    assert_eq!(
+        row[col("pipeline_schedule")],
+        e.config.pipeline_schedule.name()
+    );
+    assert_eq!(
+        row[col("virtual_stages")],
+        e.config.virtual_stages.to_string()
+    );
 }

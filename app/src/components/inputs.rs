@@ -11,6 +11,7 @@ use plan3d_core::{
     ActivationModel, Network,
 };
 
+use crate::components::notices::{field_notes, Keys};
 use crate::fmt;
 
 /// Quiet time after a keystroke before a typed number applies.
@@ -94,6 +95,7 @@ where
             prop:value=move || inputs.with(|i| i.field_text(key))
             on:input=move |e| typed(key, event_target_value(&e))
             on:change=move |e| committed(key, event_target_value(&e)) />
+        {field_notes(Keys::One(key))}
     }
 }
 
@@ -132,6 +134,7 @@ pub fn Controls(
                     <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
                     <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
                 </select>
+                {field_notes(Keys::One("assume"))}
                 <div class:p3-hidden=move || !inputs.with(Inputs::practice)>
                     {number_field(inputs, typed, committed, ("tokens", "p3-tokens", "tokens", "Training tokens", "e.g. 15.6e12", "20 per parameter"))}
                     <label for="p3-prec" title="FP8 runs the linear layers' GEMMs at the FP8 peak (H100, H200, B200, GB200); no published FP8 run validates it">"GEMM precision"</label>
@@ -143,6 +146,7 @@ pub fn Controls(
                         <option value="bf16">"BF16"</option>
                         <option value="fp8">"FP8 (unvalidated)"</option>
                     </select>
+                {field_notes(Keys::One("prec"))}
                     <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">
                         <input type="checkbox" data-testid="zb" prop:checked=move || inputs.with(|i| i.zero_bubble)
                             on:change=move |e| {
@@ -177,6 +181,7 @@ pub fn Controls(
                     }}
                     <option value="custom">"custom shape"</option>
                 </select>
+                {field_notes(Keys::Many(&["model", "seq", "heads", "head", "layers", "ffn", "kv", "vocab", "gated"]))}
                 <label for="p3-size">
                     "Size (the paper's X[x] family, eq. 1): "
                     <output data-testid="params">{move || shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default()}" parameters"</output>
@@ -273,6 +278,7 @@ pub fn Controls(
                     }>
                     {hardware::GPUS.iter().map(|g| view! { <option value=g.name>{g.name}</option> }).collect_view()}
                 </select>
+                {field_notes(Keys::One("gpu"))}
                 <label for="p3-node">
                     "GPUs per node (NVLink): "
                     <output data-testid="node-value">{move || inputs.with(|i| i.node.map_or("no limit".to_string(), |n| n.to_string()))}</output>
@@ -284,6 +290,7 @@ pub fn Controls(
                         let v: u32 = event_target_value(&e).parse().unwrap_or(16);
                         set(false, Box::new(move |i| i.node = Some(v.clamp(NODE_RANGE.0, NODE_RANGE.1))));
                     } />
+                {field_notes(Keys::One("node"))}
                 <label class="p3-check">
                     <input type="checkbox" data-testid="no-node-limit" prop:checked=move || inputs.with(|i| i.node.is_none())
                         on:change=move |e| {
@@ -302,6 +309,7 @@ pub fn Controls(
                         view! { <option value=n.name()>{n.label()}</option> }
                     }).collect_view()}
                 </select>
+                {field_notes(Keys::One("net"))}
             </fieldset>
             <fieldset>
                 <legend>"Training"</legend>
@@ -313,6 +321,7 @@ pub fn Controls(
                     }>
                     {Parallelism::ALL.iter().map(|p| view! { <option value=p.name()>{p.name()}</option> }).collect_view()}
                 </select>
+                {field_notes(Keys::One("par"))}
                 <span class="p3-label" id="p3-method-label">"Method shown in detail"</span>
                 <div class="p3-radios" role="radiogroup" aria-labelledby="p3-method-label">
                     {std::iter::once(None).chain(METHODS.iter().map(|&m| Some(m))).map(|m| {
@@ -331,6 +340,7 @@ pub fn Controls(
                         }
                     }).collect_view()}
                 </div>
+                {field_notes(Keys::One("method"))}
                 // The optional numbers: one loop, one kind of field.
                 {[
                     ("gpus", "p3-gpus", "budget", "GPU budget (optional)", "", "no limit"),
@@ -354,6 +364,7 @@ pub fn Controls(
                         let v: f64 = event_target_value(&e).parse().unwrap_or(1.0);
                         set(false, Box::new(move |i| i.kernel_efficiency = v.clamp(KEFF_RANGE.0, KEFF_RANGE.1)));
                     } />
+                {field_notes(Keys::One("keff"))}
                 </div>
                 <label for="p3-act">"Activation memory (recomputation)"</label>
                 <select id="p3-act" data-testid="act" prop:value=move || inputs.with(|i| i.activation.name())
@@ -366,6 +377,7 @@ pub fn Controls(
                     <option value="selective">"selective recomputation"</option>
                     <option value="none">"no recomputation"</option>
                 </select>
+                {field_notes(Keys::One("act"))}
                 // A layout to check: each field fixed when given (the search
                 // honours it or says why it cannot), searched when empty.
                 <details class="p3-layout" data-testid="layout"

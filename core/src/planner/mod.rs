@@ -330,6 +330,14 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             }
         }
     }
+    if inputs.practice() && inputs.compute_used() != inputs.compute {
+        v.push(Notice {
+            key: "prec".into(),
+            value: inputs.compute.name().into(),
+            reason: crate::cost::assumptions::NO_FP8,
+            used: "BF16".into(),
+        });
+    }
     if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {
             key: "ep".into(),
@@ -411,7 +419,7 @@ pub fn advice(err: &Error, inputs: &Inputs, model: &ModelShape) -> alloc::string
         Error::NoPlan { .. } => String::from(
             "fewer constraints: a larger GPU budget, a later target time or no batch limit",
         ),
-        _ => String::from("other inputs (see the notice above)"),
+        _ => String::from("other inputs"),
     }
 }
 

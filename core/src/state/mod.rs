@@ -352,8 +352,20 @@ impl Inputs {
     pub fn knobs(&self) -> Assumptions {
         Assumptions {
             tokens: self.tokens,
-            compute: self.compute,
+            compute: self.compute_used(),
             ..self.assumptions.knobs()
+        }
+    }
+
+    /// The GEMM precision the page computes with: `prec=fp8` on a GPU
+    /// without FP8 tensor cores runs BF16 (said beside the field by
+    /// [`crate::planner::corrections`]; the CLI refuses it instead).
+    #[must_use]
+    pub fn compute_used(&self) -> crate::cost::assumptions::Compute {
+        use crate::cost::assumptions::{fp8_peak, Compute};
+        match self.compute {
+            Compute::Fp8 if fp8_peak(&self.gpu).is_none() => Compute::Bf16,
+            c => c,
         }
     }
 
