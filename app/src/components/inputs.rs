@@ -131,7 +131,7 @@ pub fn Controls(
                         let v = event_target_value(&e);
                         set(true, Box::new(move |i| if let Ok(a) = AssumptionSet::parse(&v) { i.assumptions = a }));
                     }>
-                    <option value="practice">"practice: Megatron-Core, NeMo, torchtitan today"</option>
+                    <option value="practice" title="how Megatron-Core, NeMo and torchtitan train today">"practice: as teams train today"</option>
                     <option value="paper">"paper: Lamy-Poirier 2021 exactly"</option>
                 </select>
                 {field_notes(Keys::One("assume"))}
@@ -372,7 +372,7 @@ pub fn Controls(
                         let v = event_target_value(&e);
                         set(true, Box::new(move |i| if let Ok(a) = ActivationModel::parse(&v) { i.activation = a }));
                     }>
-                    <option value="paper">"paper: every layer; practice: searched"</option>
+                    <option value="paper">"searched (paper: every layer)"</option>
                     <option value="full">"full recomputation (Korthikanti)"</option>
                     <option value="selective">"selective recomputation"</option>
                     <option value="none">"no recomputation"</option>

@@ -161,8 +161,12 @@ pub fn Plans(
         shown().map(|s| {
             let lines: Vec<String> = if practice() {
                 outputs
-                    .with(|o| (*o.0).as_ref().map(|o| o.hardware).ok())
-                    .map(|hw| planner::practice_why(&s.plan.evaluation, &hw))
+                    .with(|o| {
+                        let o = (*o.0).as_ref().ok()?;
+                        let mut v = inputs.with(|i| planner::limits(i, o, &s.plan));
+                        v.extend(planner::practice_why(&s.plan.evaluation, &o.hardware));
+                        Some(v)
+                    })
                     .unwrap_or_default()
             } else {
                 s.plan.binding.iter().map(ToString::to_string).collect()
@@ -363,7 +367,10 @@ pub fn Plans(
         <section class="p3-card p3-answer" aria-labelledby="p3-plans-h">
             <h2 id="p3-plans-h">"Fastest plans"</h2>
             <p class="p3-headline" data-testid="headline">{headline}</p>
-            {move || caveat().map(|c| view! { <p class="p3-caveat" data-testid="caveat">{c}</p> })}
+            {move || caveat().map(|c| {
+                let full = c.clone();
+                view! { <p class="p3-caveat" data-testid="caveat" title=full>{c}</p> }
+            })}
             <div class="p3-scroll">
                 <table class="p3-table" class:p3-paper=move || !practice()>
                     <thead><tr>

@@ -56,7 +56,7 @@ pub fn Scaling(
     let i_practice = move || inputs.with(Inputs::practice);
     let epoch = relayout();
     // Shorter in a 600 × 400 embed, so that the axes show.
-    let chart_h = if embedded() { 280.0 } else { 360.0 };
+    let chart_h = if embedded() { 250.0 } else { 360.0 };
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
     let xmap = RwSignal::new(XMap::default());

@@ -116,7 +116,7 @@ pub fn Schedules(
     let epoch = relayout();
     // Shorter in a 600 × 400 embed, so that the timeline shows whole.
     let (main_h, mem_h) = if embedded() {
-        (190.0, 60.0)
+        (150.0, 60.0)
     } else {
         (280.0, 90.0)
     };

@@ -609,7 +609,14 @@ fn plan_with(
         };
         let best = search::practice_explained(&m, &hw, par, &c, &space, &a, methods)?;
         let mut report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None);
-        report.binding = practice_binding(&m, &c, &space, &a, &best.best.evaluation)?;
+        report.binding = planner::practice_limits(
+            &m,
+            &c,
+            space.global_batch,
+            &a,
+            &best.best.evaluation,
+            "--batch or --global-batch sets another",
+        )?;
         return Ok((m, hw, best.best, report));
     }
     let method = if method_name.eq_ignore_ascii_case("any") {
@@ -648,66 +655,6 @@ fn plan_with(
             "unknown search '{other}': use rules or exhaustive"
         ))),
     }
-}
-
-/// What limits a practice plan's batch and GPUs, in words: the batch limit
-/// with its source, and why a GPU budget is not used whole.
-fn practice_binding(
-    m: &ModelShape,
-    c: &Constraints,
-    space: &Space,
-    a: &crate::cost::Assumptions,
-    e: &crate::cost::Evaluation,
-) -> Result<Vec<String>, ApiError> {
-    let seq = f64::from(m.seq_len);
-    let mut out = Vec::new();
-    let limit = match (space.global_batch, c.batch) {
-        (Some(b), _) => {
-            out.push(format!("batch {b} sequences: the global batch given"));
-            b
-        }
-        (None, Some(b)) => {
-            out.push(format!(
-                "batch at most {b} sequences: the batch limit given"
-            ));
-            b
-        }
-        (None, None) => {
-            let b = search::practice::batch_limit(m, a)?;
-            out.push(format!(
-                "batch at most {b} sequences ({:.1} M tokens): today's batch for a run of \
-                 this size, DeepSeek LLM's batch-size law B = 0.292 · C^0.3271 tokens \
-                 (arXiv 2401.02954 sec. 3.1; the paper's critical batch, eq. 2, is {:.0}); \
-                 --batch or --global-batch sets another",
-                b as f64 * seq / 1e6,
-                m.critical_batch()
-            ));
-            b
-        }
-    };
-    if let Some(budget) = c.max_gpus.filter(|&g| e.gpus < g) {
-        let cfg = &e.config;
-        let (p, b) = (u64::from(cfg.pipe), u64::from(cfg.micro_batch));
-        let per_replica = p * u64::from(cfg.tensor) * u64::from(cfg.context);
-        // The most replicas the batch keeps at one micro-batch per stage.
-        let replicas = limit / (p * b).max(1);
-        out.push(if 2 * u64::from(cfg.data) > replicas {
-            format!(
-                "GPUs {} of the budget's {budget}: a pipeline of {p} stages needs at least \
-                 {p} micro-batches, so a batch of {limit} sequences keeps at most {replicas} \
-                 replicas of {per_replica} GPUs busy at micro-batch {b} (a larger batch, or a \
-                 shorter pipeline, uses more)",
-                e.gpus
-            )
-        } else {
-            format!(
-                "GPUs {} of the budget's {budget}: no plan on more GPUs is faster (more \
-                 replicas add more communication and bubble than they save)",
-                e.gpus
-            )
-        });
-    }
-    Ok(out)
 }
 
 /// The first field of a plan request that only the practice search reads

@@ -12,7 +12,7 @@ pub use shown::{
     method_label, proposal, shown, slowdown, standing, RulesVersus, Shown, Standing, SHIPPED,
 };
 pub use timeline::{comparison, plan_schedule, ShownScale, MAX_PAGE_OPS};
-pub use why::{caveat, practice_why};
+pub use why::{caveat, practice_limits, practice_why};
 
 use crate::cost::{Method, TransferKind};
 use crate::error::Error;
@@ -263,6 +263,26 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
                 })
             }),
     )
+}
+
+/// What limits the page's practice plan, in words (its batch limit and
+/// source, and why a GPU budget is not used whole): the CLI's `binding`
+/// lines ([`practice_limits`]). Empty under paper (the rules' bindings say
+/// it there).
+#[must_use]
+pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string::String> {
+    if !inputs.practice() {
+        return Vec::new();
+    }
+    practice_limits(
+        &out.model,
+        &out.constraints,
+        None,
+        &inputs.knobs(),
+        &plan.evaluation,
+        "the batch limit field sets another",
+    )
+    .unwrap_or_default()
 }
 
 /// The whole run of `plan` for the page's inputs: its token budget, batch

@@ -118,13 +118,6 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         e.tokens_per_second / 1e6,
         e.tflops_per_gpu()
     ));
-    if !crate::cost::assumptions::kernel_fit(&hw.gpu).validated {
-        v.push(format!(
-            "the {} has no published run in the calibration set: its kernel efficiency is the \
-             H100's, unvalidated",
-            hw.gpu.name
-        ));
-    }
     v
 }
 
@@ -178,4 +171,72 @@ pub fn caveat(
         why.join("; "),
         -100.0 * check.error()
     ))
+}
+
+/// What limits a practice plan's batch and GPUs, in words: the batch limit
+/// with its source, and why a GPU budget is not used whole (`how`: how
+/// the user sets another batch, in the words of the door asking).
+///
+/// # Errors
+///
+/// The run's token budget cannot be read (as [`crate::search::practice::batch_limit`]).
+#[must_use = "the lines say what limits the plan"]
+pub fn practice_limits(
+    m: &crate::model::ModelShape,
+    c: &crate::search::Constraints,
+    global_batch: Option<u64>,
+    a: &crate::cost::Assumptions,
+    e: &crate::cost::Evaluation,
+    how: &str,
+) -> Result<Vec<alloc::string::String>, crate::Error> {
+    use alloc::format;
+    let seq = f64::from(m.seq_len);
+    let mut out = Vec::new();
+    let limit = match (global_batch, c.batch) {
+        (Some(b), _) => {
+            out.push(format!("batch {b} sequences: the global batch given"));
+            b
+        }
+        (None, Some(b)) => {
+            out.push(format!(
+                "batch at most {b} sequences: the batch limit given"
+            ));
+            b
+        }
+        (None, None) => {
+            let b = crate::search::practice::batch_limit(m, a)?;
+            out.push(format!(
+                "batch at most {b} sequences ({:.1} M tokens): today's batch for a run of \
+                 this size, DeepSeek LLM's batch-size law B = 0.292 · C^0.3271 tokens \
+                 (arXiv 2401.02954 sec. 3.1; the paper's critical batch, eq. 2, is {:.0}); \
+                 {how}",
+                b as f64 * seq / 1e6,
+                m.critical_batch()
+            ));
+            b
+        }
+    };
+    if let Some(budget) = c.max_gpus.filter(|&g| e.gpus < g) {
+        let cfg = &e.config;
+        let (p, b) = (u64::from(cfg.pipe), u64::from(cfg.micro_batch));
+        let per_replica = p * u64::from(cfg.tensor) * u64::from(cfg.context);
+        // The most replicas the batch keeps at one micro-batch per stage.
+        let replicas = limit / (p * b).max(1);
+        out.push(if 2 * u64::from(cfg.data) > replicas {
+            format!(
+                "GPUs {} of the budget's {budget}: a pipeline of {p} stages needs at least \
+                 {p} micro-batches, so a batch of {limit} sequences keeps at most {replicas} \
+                 replicas of {per_replica} GPUs busy at micro-batch {b} (a larger batch, or a \
+                 shorter pipeline, uses more)",
+                e.gpus
+            )
+        } else {
+            format!(
+                "GPUs {} of the budget's {budget}: no plan on more GPUs is faster (more \
+                 replicas add more communication and bubble than they save)",
+                e.gpus
+            )
+        });
+    }
+    Ok(out)
 }

@@ -218,7 +218,11 @@ pub fn sweep_practice(
         } else {
             f64::from(i) / f64::from(points - 1)
         };
-        let model = Scaling::XFamily.model(from * math::pow(to / from, t))?;
+        // x a multiple of 8, as teams size layers and heads: an X[146]
+        // (146 = 2 · 73 layers) splits into no pipeline worth having, and
+        // its spike would be the shape's, not the size's.
+        let x = math::pow(from * math::pow(to / from, t) / 12.0, 0.2);
+        let model = x_family(((math::round(x / 8.0) * 8.0) as u32).clamp(8, MAX_X))?;
         if rows.last().is_some_and(|r| r.model == model) {
             continue;
         }

@@ -797,3 +797,70 @@ fn a_layout_given_by_url_is_checked_and_shown() {
     );
     b.wait("return !location.search.includes('dp=') || null;", WAIT);
 }
+
+/// The page opens on a run of today (Llama 3.1 405B, up to 16 384 H100s,
+/// 15.6 T tokens): its plan uses at least half the budget and "Why this
+/// plan" says what limits it; every view follows the cost model shown (the
+/// scaling chart, the network card, the footer); a correction is said
+/// beside the field that caused it.
+#[test]
+fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1800);
+    open(&b, &base);
+    let (i, _) = Inputs::from_page_query("");
+    let o = planner::outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt)).unwrap();
+    assert!(s.plan.evaluation.gpus >= 8192);
+    let h = b.text("headline");
+    assert!(h.contains("405.9 B") && h.contains("15.6 T tokens"), "{h}");
+    assert!(
+        h.contains(&format!("{} GPUs", count(s.plan.evaluation.gpus))),
+        "{h}"
+    );
+    let why = b.text("binding");
+    assert!(
+        why.contains("today's batch for a run of this size"),
+        "{why}"
+    );
+    // Practice views: the network's exposed seconds, the practice sweep,
+    // the practice footer.
+    assert!(
+        b.text("exposed").contains("data-parallel"),
+        "{}",
+        b.text("exposed")
+    );
+    assert!(b.text("scaling-note").contains("20 tokens per parameter"));
+    assert!(b.text("footer").contains("practice model"));
+    assert!(b
+        .text("schedule-title")
+        .starts_with("Schedule of the plan: "));
+    // The paper: its own chart, table and footer.
+    b.goto(&format!("{base}?assume=paper&model=x160"));
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+    assert!(b.text("footer").contains("10⁵ steps"));
+    assert!(b.text("scaling-note").contains("critical batch"));
+    assert!(!b.text("needs").trim().is_empty());
+    // FP8 on an A100: said at the precision field.
+    b.goto(&format!(
+        "{base}?model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512&prec=fp8"
+    ));
+    let note = b
+        .wait(
+            "const n = document.querySelector('#p3-prec ~ [data-testid=field-note]');
+             return n ? n.textContent : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("no FP8 tensor cores") && note.ends_with("using BF16"),
+        "{note}"
+    );
+    b.screenshot(&artifact("opening-and-fp8-note"));
+}
