@@ -283,6 +283,11 @@ fn huge_plans_and_slow_searches_keep_the_page_responsive() {
         &b,
         &format!("{base}?assume=paper&model=x814&node=none&method=baseline"),
     );
+    // The schedule is simulated near the screen only.
+    b.exec(
+        "document.querySelector('[data-testid=timeline]').scrollIntoView()",
+        &[],
+    );
     let label = b
         .wait(
             "const t = document.querySelector('[data-testid=frames]').textContent;
@@ -673,8 +678,14 @@ fn custom_shapes_have_ffn_kv_heads_vocab_and_gating() {
         "document.querySelector('[data-testid=custom-gated]').click()",
         &[],
     );
+    // The parameters shown count the embeddings (6.15 B, not the 5.10 B of
+    // the layers alone).
+    let mut ungated = i;
+    ungated.set_field("gated", "0").unwrap();
+    let want = ungated.model.shape().unwrap().params_exact();
+    assert!((want / 1e9 - 6.15).abs() < 0.01, "{want}");
     b.wait(
-        "return !location.search.includes('gated=1') && document.querySelector('[data-testid=params]').textContent.startsWith('5.')",
+        "return !location.search.includes('gated=1') && document.querySelector('[data-testid=params]').textContent.startsWith('6.15 B')",
         WAIT,
     );
 }
@@ -833,9 +844,14 @@ fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
     );
     assert!(b.text("scaling-note").contains("20 tokens per parameter"));
     assert!(b.text("footer").contains("practice model"));
-    assert!(b
-        .text("schedule-title")
-        .starts_with("Schedule of the plan: "));
+    b.exec(
+        "document.querySelector('[data-testid=timeline]').scrollIntoView()",
+        &[],
+    );
+    b.wait(
+        "return document.querySelector('[data-testid=schedule-title]').textContent.startsWith('Schedule of the plan: ')",
+        WAIT,
+    );
     // The paper: its own chart, table and footer.
     b.goto(&format!("{base}?assume=paper&model=x160"));
     b.wait(
