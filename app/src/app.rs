@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use leptos::ev;
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 use plan3d_core::{
     planner::{self, Outputs, ShownScale},
@@ -381,7 +382,7 @@ pub fn App() -> impl IntoView {
             let _ = body.class_list().add_1("p3-embedded");
         }
         let full = move || inputs.with(|i| i.link(&page_base()));
-        return view! {
+        return Either::Left(view! {
             <div class="p3-embed" data-testid="embed">
                 <p class="p3-embed__bar">
                     <a href=full target="_blank" rel="noopener">"plan3d"</a>
@@ -390,16 +391,15 @@ pub fn App() -> impl IntoView {
                 </p>
                 <NoticeList notices=notices corrections=corrections />
                 {match view {
-                    EmbedView::Schedule => view! { <Schedules inputs=inputs plan_tl=plan_tl live=live only=true /> }.into_any(),
-                    EmbedView::Planner => view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }.into_any(),
-                    EmbedView::Scaling => view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling live=sweep_live /> }.into_any(),
+                    EmbedView::Schedule => EitherOf3::A(view! { <Schedules inputs=inputs plan_tl=plan_tl live=live only=true /> }),
+                    EmbedView::Planner => EitherOf3::B(view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }),
+                    EmbedView::Scaling => EitherOf3::C(view! { <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling live=sweep_live /> }),
                 }}
             </div>
-        }
-        .into_any();
+        });
     }
 
-    view! {
+    Either::Right(view! {
         <header class="p3-header">
             <h1>"plan3d"</h1>
             <p class="p3-lede">
@@ -434,6 +434,5 @@ pub fn App() -> impl IntoView {
                 "Times assume the paper's 10⁵ steps at the critical batch size and perfect kernels unless set."
             }}
         </footer>
-    }
-    .into_any()
+    })
 }
