@@ -184,6 +184,7 @@ fn sweep_step(
     mut done: Vec<(Method, Vec<plan3d_core::search::SweepRow>)>,
     swept: RwSignal<Shared<ScalingRows>>,
     task: StoredValue<Option<TimeoutHandle>>,
+    wait_ms: u64,
 ) {
     let h = set_timeout_with_handle(
         move || {
@@ -200,10 +201,10 @@ fn sweep_step(
             if done.len() == planner::METHODS.len() {
                 swept.set(Shared(Arc::new(Ok(done))));
             } else {
-                sweep_step(key, done, swept, task);
+                sweep_step(key, done, swept, task, 0);
             }
         },
-        std::time::Duration::from_millis(0),
+        std::time::Duration::from_millis(wait_ms),
     )
     .ok();
     task.set_value(h);
@@ -351,8 +352,10 @@ pub fn App() -> impl IntoView {
     // The sweep does not depend on the model: recompute it only when what it
     // reads changes, and only while its card is near the screen. The
     // paper's rules cost microseconds and run in the update; practice
-    // searches (~5–15 ms a method natively) run after the paint, one method
-    // per task, and the chart keeps the previous lines meanwhile.
+    // searches (~5–15 ms a method natively, several times that in wasm)
+    // start once the inputs have been still for SETTLE_MS, one method per
+    // task (a new input cancels the rest), and the chart keeps the previous
+    // lines meanwhile: a drag never waits for them.
     let sweep_key = Memo::new(move |_| inputs.with(planner::scaling_key));
     let sweep_live = RwSignal::new(false);
     let swept = RwSignal::new(Shared(Arc::new(Ok(Vec::new()) as ScalingRows)));
@@ -371,7 +374,7 @@ pub fn App() -> impl IntoView {
             swept.set(Shared(Arc::new(planner::scaling(&key))));
             return;
         }
-        sweep_step(key, Vec::new(), swept, sweep_task);
+        sweep_step(key, Vec::new(), swept, sweep_task, SETTLE_MS);
     });
     let scaling = Memo::new(move |_| swept.get());
 
