@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use leptos::ev;
 use leptos::either::{Either, EitherOf3};
+use leptos::ev;
 use leptos::prelude::*;
 use plan3d_core::{
     planner::{self, Outputs, ShownScale},

@@ -177,6 +177,45 @@ pub fn Plans(
                 .collect_view()
         })
     };
+    // The search's explanation of a "no plan" searches again a few times
+    // (5–20 ms in wasm): it runs once the inputs have been still for
+    // SETTLE_MS, for the inputs and the method it explains, so that a drag
+    // through sizes with no plan stays smooth; the headline says the
+    // reason meanwhile.
+    type Explained = (Inputs, Option<Method>, Option<plan3d_core::Error>);
+    let explained = RwSignal::new(None::<Explained>);
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let need = match shown() {
+            None => Some(method()),
+            Some(s) => s.instead_of.map(|(m, _)| Some(m)),
+        };
+        let Some(m) = need else { return };
+        let key = inputs.get();
+        if !key.practice()
+            || explained
+                .with_untracked(|e| e.as_ref().is_some_and(|(k, x, _)| *k == key && *x == m))
+        {
+            return;
+        }
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || {
+                let e = outputs.with_untracked(|o| {
+                    (*o.0)
+                        .as_ref()
+                        .ok()
+                        .and_then(|o| planner::explain(&key, o, m))
+                });
+                explained.set(Some((key, m, e)));
+            },
+            std::time::Duration::from_millis(crate::app::SETTLE_MS),
+        )
+        .ok();
+        pending.set_value(h);
+    });
     // The plan shown in detail: the fastest found (or the method chosen,
     // or the fastest plan when it has none), with the paper's rules, the
     // other methods and, under practice, the paper's proposal beside it;
@@ -200,13 +239,12 @@ pub fn Plans(
                     .find(|(pm, _)| m.is_none_or(|m| *pm == m))
                     .and_then(|(_, p)| p.as_ref().err().copied())
             })?;
-            let explained = outputs.with(|o| {
-                (*o.0)
-                    .as_ref()
-                    .ok()
-                    .and_then(|o| inputs.with(|i| planner::explain(i, o, m)))
+            let ready = explained.with(|e| {
+                e.as_ref()
+                    .filter(|(k, x, _)| *x == m && inputs.with(|i| k == i))
+                    .map(|(_, _, e)| *e)
             });
-            let err = explained.unwrap_or(err);
+            let err = ready.flatten().unwrap_or(err);
             Some(match err {
                 plan3d_core::Error::NoPlan {
                     reason,
@@ -226,6 +264,18 @@ pub fn Plans(
                 e => e.to_string(),
             })
         };
+        // While the explanation of `m` is not in yet.
+        let finding = move |m: Option<Method>| {
+            let ready = explained.with(|e| {
+                e.as_ref()
+                    .is_some_and(|(k, x, _)| *x == m && inputs.with(|i| k == i))
+            });
+            if practice && !ready {
+                " Looking for the nearest change that has a plan…"
+            } else {
+                ""
+            }
+        };
         let tail = if searching {
             " Searching every configuration…"
         } else {
@@ -236,8 +286,9 @@ pub fn Plans(
             let why = why_none(m)?;
             let with = m.map_or(String::new(), |m| format!(" with {}", label(m)));
             return Some(format!(
-                "No plan for {}{with}: {why}.{tail}",
-                fmt::params(params)
+                "No plan for {}{with}: {why}.{tail}{}",
+                fmt::params(params),
+                finding(m)
             ));
         };
         let e = s.plan.evaluation;
@@ -246,8 +297,9 @@ pub fn Plans(
         if let Some((m, _)) = s.instead_of {
             let why = why_none(Some(m)).unwrap_or_default();
             h.push_str(&format!(
-                "{} has no plan: {why}. The fastest plan found instead: ",
-                label(m)
+                "{} has no plan: {why}.{} The fastest plan found instead: ",
+                label(m),
+                finding(Some(m))
             ));
         }
         if practice {
