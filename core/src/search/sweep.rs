@@ -135,6 +135,22 @@ pub fn sweep(
     sweep_scaled(hw, method, par, c, Scaling::XFamily, from, to, points)
 }
 
+/// `points` sizes log-spaced in parameters from `from` to `to`, checked.
+fn sizes(from: f64, to: f64, points: u32) -> Result<impl Iterator<Item = f64>, Error> {
+    let max = 12.0 * math::pow(f64::from(MAX_X), 5.0);
+    let from = check_range("sweep start (parameters)", from, 488.0, max)?;
+    let to = check_range("sweep end (parameters)", to, from, max)?;
+    crate::error::check_count("sweep points", points.into(), 1, 10_000)?;
+    Ok((0..points).map(move |i| {
+        let t = if points == 1 {
+            0.0
+        } else {
+            f64::from(i) / f64::from(points - 1)
+        };
+        from * math::pow(to / from, t)
+    }))
+}
+
 /// The rules' plan for models of a family log-spaced in parameters from
 /// `from` to `to`. Sizes that round to the same shape appear once.
 ///
@@ -153,18 +169,10 @@ pub fn sweep_scaled(
     to: f64,
     points: u32,
 ) -> Result<Vec<SweepRow>, Error> {
-    let max = 12.0 * math::pow(f64::from(MAX_X), 5.0);
-    let from = check_range("sweep start (parameters)", from, 488.0, max)?;
-    let to = check_range("sweep end (parameters)", to, from, max)?;
-    crate::error::check_count("sweep points", points.into(), 1, 10_000)?;
+    let sizes = sizes(from, to, points)?;
     let mut rows: Vec<SweepRow> = Vec::with_capacity(points as usize);
-    for i in 0..points {
-        let t = if points == 1 {
-            0.0
-        } else {
-            f64::from(i) / f64::from(points - 1)
-        };
-        let model = scaling.model(from * math::pow(to / from, t))?;
+    for size in sizes {
+        let model = scaling.model(size)?;
         if rows.last().is_some_and(|r| r.model == model) {
             continue;
         }
@@ -203,25 +211,17 @@ pub fn sweep_practice(
     to: f64,
     points: u32,
 ) -> Result<Vec<SweepRow>, Error> {
-    let max = 12.0 * math::pow(f64::from(MAX_X), 5.0);
-    let from = check_range("sweep start (parameters)", from, 488.0, max)?;
-    let to = check_range("sweep end (parameters)", to, from, max)?;
-    crate::error::check_count("sweep points", points.into(), 1, 10_000)?;
+    let sizes = sizes(from, to, points)?;
     let space = super::Space {
         method: Some(method),
         ..*space
     };
     let mut rows: Vec<SweepRow> = Vec::with_capacity(points as usize);
-    for i in 0..points {
-        let t = if points == 1 {
-            0.0
-        } else {
-            f64::from(i) / f64::from(points - 1)
-        };
+    for size in sizes {
         // x a multiple of 8, as teams size layers and heads: an X[146]
         // (146 = 2 · 73 layers) splits into no pipeline worth having, and
         // its spike would be the shape's, not the size's.
-        let x = math::pow(from * math::pow(to / from, t) / 12.0, 0.2);
+        let x = math::pow(size / 12.0, 0.2);
         let model = x_family(((math::round(x / 8.0) * 8.0) as u32).clamp(8, MAX_X))?;
         if rows.last().is_some_and(|r| r.model == model) {
             continue;
