@@ -171,3 +171,12 @@ pub fn tick_step(span: f64, n: f64) -> f64 {
         .find(|s| *s >= raw)
         .unwrap_or(10.0 * p)
 }
+
+/// Energy from MWh: "950 MWh", "41.5 GWh" (not "41.5 k MWh").
+pub fn energy(mwh: f64) -> String {
+    if mwh >= 1000.0 {
+        format!("{} GWh", round_sig(mwh / 1000.0, 3))
+    } else {
+        format!("{} MWh", round_sig(mwh, 3))
+    }
+}

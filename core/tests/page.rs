@@ -677,3 +677,27 @@ fn the_plans_csv_has_the_plan() {
         e.config.virtual_stages.to_string()
     );
 }
+
+/// "Why this plan" writes small parts with two figures ("activations 0.03",
+/// not "0.0" with micro-batches in flight), and one micro-batch in the
+/// singular.
+#[test]
+fn why_this_plan_writes_small_parts_and_singulars() {
+    use plan3d_core::units::{Bytes, GIB};
+    assert_eq!(planner::gib_part(Bytes(0.031 * GIB)), "0.031");
+    assert_eq!(planner::gib_part(Bytes(0.0)), "0.0");
+    assert_eq!(planner::gib_part(Bytes(15.76 * GIB)), "15.8");
+    assert_eq!(planner::gib_part(Bytes(0.0004 * GIB)), "0.0004");
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=16384&tokens=15.6T");
+    let o = outputs(&i).unwrap();
+    for (_, p) in &o.plans {
+        let Ok(p) = p else { continue };
+        let why = planner::practice_why(&p.evaluation, &o.hardware).join(" | ");
+        assert!(!why.contains(" 1 micro-batches"), "{why}");
+        assert!(!why.contains("(1 micro-batches"), "{why}");
+        let h = p.evaluation.stages.heaviest();
+        if h.activations.0 > 0.0 {
+            assert!(!why.contains("activations 0.0 "), "{why}");
+        }
+    }
+}

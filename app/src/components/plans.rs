@@ -303,8 +303,22 @@ pub fn Plans(
             ));
         }
         if practice {
+            // One run, two day counts, both named: training time (the
+            // table's days) and the run card's wall clock.
+            let wall = outputs
+                .with(|o| {
+                    let o = (*o.0).as_ref().ok()?;
+                    inputs.with(|i| planner::whole_run(i, o, &s.plan)).ok()
+                })
+                .map(|r| {
+                    format!(
+                        " ({} wall-clock with checkpoints and interruptions)",
+                        fmt::duration(r.wall_days())
+                    )
+                })
+                .unwrap_or_default();
             h.push_str(&format!(
-                "{} trains {} on {} tokens with {} ({}) in {}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
+                "{} trains {} on {} tokens with {} ({}) in {} of training{wall}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
                 label(pm),
                 fmt::params(params),
                 fmt::big(e.tokens),

@@ -101,12 +101,12 @@ fn figures_html(r: &Run) -> String {
          <div><dt>Goodput</dt><dd data-testid=\"run-goodput\">{}</dd></div>\
          <div><dt>Cost</dt><dd data-testid=\"run-cost\">${}</dd></div>\
          <div><dt>GPU-hours</dt><dd>{}</dd></div>\
-         <div><dt>Energy</dt><dd data-testid=\"run-energy\">{} MWh{co2}</dd></div></dl>",
+         <div><dt>Energy</dt><dd data-testid=\"run-energy\">{}{co2}</dd></div></dl>",
         fmt::duration(wall),
         fmt::pct(r.goodput),
         fmt::big(r.cost),
         fmt::big(r.gpu_hours),
-        fmt::big(r.energy_mwh),
+        fmt::energy(r.energy_mwh),
     );
     // Corrections to the ramp, in words.
     for n in &r.notes {

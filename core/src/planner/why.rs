@@ -14,16 +14,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     let c = e.config;
     let Some(p) = e.step_parts else { return v };
     let gib = |b: crate::units::Bytes| b.0 / crate::units::GIB;
-    // A part in GiB: one decimal, or two significant figures below 1 (a
-    // stage's 0.03 GiB of checkpoints is not "0.0").
-    let small = |b: crate::units::Bytes| {
-        let x = gib(b);
-        if x >= 1.0 || x == 0.0 {
-            format!("{x:.1}")
-        } else {
-            format!("{}", crate::math::round_sig(x, 2))
-        }
-    };
+    let small = gib_part;
     let schedule = if c.method.layered() {
         format!(
             "layered accumulation, modular pipeline over {} stages",
@@ -239,4 +230,17 @@ pub fn practice_limits(
         });
     }
     Ok(out)
+}
+
+/// A part of a stage's memory in GiB, as "Why this plan" writes it: one
+/// decimal, or two significant figures below 1 GiB (a stage's 0.03 GiB of
+/// checkpoints is not "0.0"; only nothing is).
+#[must_use]
+pub fn gib_part(b: crate::units::Bytes) -> alloc::string::String {
+    let x = b.0 / crate::units::GIB;
+    if x >= 1.0 || x == 0.0 {
+        alloc::format!("{x:.1}")
+    } else {
+        alloc::format!("{}", crate::math::round_sig(x, 2))
+    }
 }

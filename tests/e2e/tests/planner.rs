@@ -835,6 +835,16 @@ fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
         why.contains("today's batch for a run of this size"),
         "{why}"
     );
+    // One run's two day counts, each named: the table's training days and
+    // the run card's wall clock, both in the headline.
+    let train = days(s.plan.evaluation.time.days());
+    assert!(h.contains(&format!("{train} days of training")), "{h}");
+    assert_eq!(
+        b.text(&format!("plan-{}-days", s.plan.method.name())),
+        train
+    );
+    let wall = b.text("run-wall");
+    assert!(h.contains(&format!("({wall} wall-clock")), "{h} / {wall}");
     // Practice views: the network's exposed seconds, the practice sweep,
     // the practice footer.
     assert!(
