@@ -185,8 +185,13 @@ pub fn Scaling(
                     (None, Some(g)) => format!("on up to {} GPUs", fmt::count(g)),
                     _ => "on as many GPUs as make it fastest".to_string(),
                 };
+                let moe = if i.model.shape().is_ok_and(|m| m.experts.is_some()) {
+                    " The lines are dense X[x] models: a mixture of experts computes only its active parameters and sits below them."
+                } else {
+                    ""
+                };
                 format!(
-                    "Each size {on}, trained on {} tokens per parameter; the dot is this plan on the same rule.",
+                    "Each size {on}, trained on {} tokens per parameter; the dot is this plan on the same rule.{moe}",
                     planner::SWEEP_TOKENS_PER_PARAM
                 )
             })}</p>
