@@ -180,3 +180,13 @@ pub fn energy(mwh: f64) -> String {
         format!("{} MWh", round_sig(mwh, 3))
     }
 }
+
+/// `s` with its first letter in upper case (a sentence that starts with a
+/// method's name).
+pub fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

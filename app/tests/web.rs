@@ -63,6 +63,11 @@ fn formatting_shows_units_like_the_paper() {
     assert_eq!(fmt::duration(0.09), "2.2 h");
     assert_eq!(fmt::energy(41_460.0), "41.5 GWh");
     assert_eq!(fmt::energy(950.0), "950 MWh");
+    assert_eq!(
+        fmt::capitalized("layered + modular trains"),
+        "Layered + modular trains"
+    );
+    assert_eq!(fmt::capitalized(""), "");
     // Llama 3.1 405B's 405.85 B parameters.
     assert_eq!(fmt::params(405.853e9), "405.9 B");
     assert_eq!(fmt::params(1.2583e12), "1.26 T");

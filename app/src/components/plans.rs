@@ -418,7 +418,8 @@ pub fn Plans(
                 fmt::gpus(p.evaluation.gpus),
             ));
         }
-        Some(h)
+        // A sentence: "Layered + modular …", not "layered + modular …".
+        Some(fmt::capitalized(&h))
     };
     // Beside the headline's numbers: where they are unvalidated, and by
     // about how much they may be off.

@@ -451,7 +451,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     assert!(h.contains("The paper's rules: 13 % slower"), "{h}");
     let h = headline("model=gpt-3&gpus=1024&act=selective");
     assert!(
-        h.starts_with("layered + modular (Lamy-Poirier) trains"),
+        h.starts_with("Layered + modular (Lamy-Poirier) trains"),
         "{h}"
     );
     assert!(h.contains("The paper's rules find no plan"), "{h}");
@@ -498,7 +498,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     );
     let h = b.text("headline");
     assert!(
-        h.starts_with("layered + modular (Lamy-Poirier's proposal, not in Megatron-Core, NeMo or torchtitan) trains"),
+        h.starts_with("Layered + modular (Lamy-Poirier's proposal, not in Megatron-Core, NeMo or torchtitan) trains"),
         "{h}"
     );
     assert!(
