@@ -183,7 +183,7 @@ fn shown_for(
 }
 
 /// The plan the page details (headline, why, run, network, schedule):
-/// `method`'s best plan found ([`shown_for`]), or with `method` `None` the
+/// `method`'s best plan found (the row of its table), or with `method` `None` the
 /// fastest plan found (the optimum's method; while a paper search runs, or
 /// when its optimum is of a method without a row, the fastest rules'
 /// plan). When the chosen method has no plan and
