@@ -248,6 +248,19 @@ pub(crate) struct PracticeArgs {
     /// (DualPipe, Megatron-Core's EP overlap)
     #[arg(long)]
     pub(crate) overlap_expert: bool,
+    /// Attention kernels: flash (FlashAttention, practice's default) or
+    /// materialized (scores stored and moved through memory: Megatron-LM
+    /// until 2022)
+    #[arg(long)]
+    pub(crate) attention: Option<String>,
+    /// Tensor-parallel collectives wait for their GEMMs (Megatron-LM
+    /// 2021–22; practice overlaps them, as Transformer Engine does)
+    #[arg(long)]
+    pub(crate) no_overlap_tensor: bool,
+    /// The data-parallel gradient reduction runs after the backward pass
+    /// (Megatron-LM 2021; practice overlaps it in buckets)
+    #[arg(long)]
+    pub(crate) no_overlap_data: bool,
 }
 
 impl PracticeArgs {
@@ -275,6 +288,9 @@ impl PracticeArgs {
             expert_parallel: self.expert_parallel,
             expert_imbalance: self.expert_imbalance,
             overlap_expert: self.overlap_expert.then_some(true),
+            attention: self.attention.clone(),
+            overlap_tensor: self.no_overlap_tensor.then_some(false),
+            overlap_data: self.no_overlap_data.then_some(false),
         }
     }
 }

@@ -245,3 +245,60 @@ fn mt_nlg_530b_out_of_sample() {
         }
     }
 }
+
+/// Out of sample: Korthikanti et al. 2022 (arXiv 2205.05198), Table 5's
+/// 22B model (Table 3: 64 heads, d_m 6 144, 48 layers, TP 8 on 8 A100 80 GB,
+/// batch 4; sequence 2 048, Megatron's padded vocabulary 51 200): 1.42 s a
+/// step with full recomputation, 1.10 s with sequence parallelism and
+/// selective recomputation. Their Megatron-LM of 2022 had no
+/// FlashAttention and did not overlap the tensor collectives: with
+/// `attention materialized` and `overlap_tensor false` plan3d gives 1.375 s
+/// (−3.2 %) and 0.988 s (−10.2 %); with practice's defaults (today's
+/// software) 1.07 and 0.78 s, the −24 % and −29 % the kernel issue reports.
+/// Nothing was fitted on them. The CLI gives the same (cli/tests).
+#[test]
+fn korthikanti_22b_out_of_sample() {
+    use plan3d_core::api::{self, request::EvaluateRequest};
+    let request = |recompute: &str, sp: bool, era: bool| {
+        let mut r = EvaluateRequest::default();
+        r.model.seq_len = Some(2048);
+        r.model.heads = Some(64);
+        r.model.head_size = Some(96);
+        r.model.layers = Some(48);
+        r.model.vocab = Some(51_200);
+        r.hardware.gpu = "a100-80gb".into();
+        r.hardware.node_size = Some(8);
+        r.tensor = 8;
+        r.micro_batch = 4;
+        r.micro_batches = 1;
+        r.practice.assumptions = "practice".into();
+        r.practice.recompute = Some(recompute.into());
+        r.practice.sequence_parallel = Some(sp);
+        if era {
+            r.practice.attention = Some("materialized".into());
+            r.practice.overlap_tensor = Some(false);
+        }
+        api::evaluate(&r).unwrap().step_seconds
+    };
+    let rows: Vec<_> = calibration::OUT_OF_SAMPLE
+        .iter()
+        .filter(|c| c.test.ends_with("korthikanti_22b_out_of_sample"))
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for (row, recompute, sp, today) in [
+        (rows[0], "full", false, 1.07),
+        (rows[1], "selective", true, 0.78),
+    ] {
+        let step = request(recompute, sp, true);
+        println!(
+            "Korthikanti 22B, {recompute}: {step:.3} s against {} ({:+.1} %)",
+            row.published,
+            100.0 * (step / row.published - 1.0)
+        );
+        assert!((step / row.plan3d - 1.0).abs() < 0.005, "{step}");
+        assert!((step / row.published - 1.0).abs() < 0.11);
+        // Today's software (FlashAttention, overlapped collectives) is
+        // faster, as the issue measured.
+        assert!((request(recompute, sp, false) / today - 1.0).abs() < 0.01);
+    }
+}

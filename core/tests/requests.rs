@@ -108,11 +108,17 @@ fn practice() -> impl Strategy<Value = PracticeRequest> {
             some_of(&["bf16", "fp8"]),
             proptest::option::weighted(0.5, prop_oneof![Just(1e9f64), Just(1e11), Just(3e12)]),
         ),
+        (
+            some_of(&["flash", "materialized"]),
+            some_of(&[false, true]),
+            some_of(&[false, true]),
+        ),
     )
         .prop_map(
             |(
                 (virtual_stages, sequence_parallel, zero, recompute, schedule, zero_r),
                 (global_batch, context_parallel, expert_parallel, precision, tokens),
+                (attention, overlap_tensor, overlap_data),
             )| PracticeRequest {
                 assumptions: "practice".into(),
                 virtual_stages,
@@ -126,6 +132,9 @@ fn practice() -> impl Strategy<Value = PracticeRequest> {
                 context_parallel,
                 precision: precision.map(Into::into),
                 expert_parallel,
+                attention: attention.map(Into::into),
+                overlap_tensor,
+                overlap_data,
                 ..PracticeRequest::default()
             },
         )

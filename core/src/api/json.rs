@@ -152,7 +152,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 34] = [
+    const PHRASES: [(&str, &str); 35] = [
         ("data-parallel degree × micro-batch size", "global_batch"),
         ("the fixed degrees' product", "gpus"),
         ("tensor-parallel degree", "tensor"),
@@ -182,6 +182,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("unknown method", "method"),
         ("unknown precision", "precision"),
         ("unknown optimizer", "optimizer"),
+        ("unknown attention", "attention"),
         ("unknown assumptions", "assumptions"),
         ("GPU budget", "max_gpus"),
         ("cluster size", "gpus"),
@@ -199,7 +200,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 15] = [
+pub(crate) const PRACTICE_ONLY: [&str; 18] = [
     "data",
     "pipe",
     "micro_batch",
@@ -215,6 +216,9 @@ pub(crate) const PRACTICE_ONLY: [&str; 15] = [
     "expert_parallel",
     "expert_imbalance",
     "overlap_expert",
+    "attention",
+    "overlap_tensor",
+    "overlap_data",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -336,6 +336,23 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     if let Some(o) = r.overlap_expert {
         a.overlap_expert = o;
     }
+    if let Some(name) = &r.attention {
+        a.flash_attention = match name.trim().to_ascii_lowercase().as_str() {
+            "flash" => true,
+            "materialized" => false,
+            _ => {
+                return Err(ApiError(format!(
+                    "unknown attention '{name}': use flash or materialized"
+                )))
+            }
+        };
+    }
+    if let Some(o) = r.overlap_tensor {
+        a.overlap_tensor = o;
+    }
+    if let Some(o) = r.overlap_data {
+        a.overlap_data = o;
+    }
     if let Some(o) = &r.optimizer {
         a.precision = Precision::parse(o).map_err(|_| {
             ApiError(format!(
@@ -677,6 +694,9 @@ fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("expert_parallel", p.expert_parallel.is_some()),
         ("expert_imbalance", p.expert_imbalance.is_some()),
         ("overlap_expert", p.overlap_expert.is_some()),
+        ("attention", p.attention.is_some()),
+        ("overlap_tensor", p.overlap_tensor.is_some()),
+        ("overlap_data", p.overlap_data.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))

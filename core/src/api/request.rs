@@ -161,6 +161,23 @@ pub struct PracticeRequest {
     /// (DualPipe; Megatron-Core's EP overlap). Default off.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub overlap_expert: Option<bool>,
+    /// Attention kernels: `flash` (FlashAttention: the d_s² scores are
+    /// never stored; practice's default) or `materialized` (the scores,
+    /// softmax and dropout stored and moved through memory, as Megatron-LM
+    /// did until 2022).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub attention: Option<String>,
+    /// Overlap the tensor-parallel collectives with the GEMMs they feed
+    /// (Transformer Engine's userbuffers; practice's default). `false`:
+    /// they wait for each other (Megatron-LM 2021–22).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub overlap_tensor: Option<bool>,
+    /// Overlap the data-parallel gradient reduction (and the distributed
+    /// optimizer's weight gather) with the backward (forward) pass
+    /// (practice's default). `false`: it runs after the backward pass
+    /// (Megatron-LM 2021).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub overlap_data: Option<bool>,
 }
 
 impl Default for PracticeRequest {
@@ -181,6 +198,9 @@ impl Default for PracticeRequest {
             expert_parallel: None,
             expert_imbalance: None,
             overlap_expert: None,
+            attention: None,
+            overlap_tensor: None,
+            overlap_data: None,
         }
     }
 }
