@@ -26,6 +26,24 @@ pub(crate) fn flatten(prefix: &str, v: &Value, rows: &mut Vec<(String, String)>)
                 flatten(&key, v, rows);
             }
         }
+        // Where the step goes: one row per kernel class.
+        Value::Array(items) if prefix.ends_with("kernels") => {
+            for k in items {
+                let f = |key: &str| k[key].as_f64().unwrap_or(0.0);
+                let achieved = match (k["achieved"].as_f64(), k["unit"].as_str()) {
+                    (Some(x), Some(unit)) => format!(", {} {unit}", num(x)),
+                    _ => String::new(),
+                };
+                rows.push((
+                    format!("{prefix}.{}", k["class"].as_str().unwrap_or("?")),
+                    format!(
+                        "{} s ({:.1} %){achieved}",
+                        num(f("seconds")),
+                        100.0 * f("share")
+                    ),
+                ));
+            }
+        }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 flatten(&format!("{prefix}[{i}]"), item, rows);

@@ -699,5 +699,21 @@ fn why_this_plan_writes_small_parts_and_singulars() {
         if h.activations.0 > 0.0 {
             assert!(!why.contains("activations 0.0 "), "{why}");
         }
+        // Where the step goes: the largest class first, with its rate.
+        let line = why
+            .split(" | ")
+            .find(|l| l.starts_with("where the step goes: "))
+            .unwrap();
+        let parts = p.evaluation.step_parts.unwrap();
+        let largest = parts
+            .classes()
+            .into_iter()
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .unwrap();
+        assert!(
+            line["where the step goes: ".len()..].starts_with(largest.class),
+            "{line}"
+        );
+        assert!(line.contains("Tflop/s"), "{line}");
     }
 }

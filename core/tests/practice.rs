@@ -827,3 +827,103 @@ fn micro_batch_needs_in_words_match_the_rule() {
         "at least one"
     );
 }
+
+/// Where a step goes, by kernel class: the classes sum to the step; under
+/// today's kernel model each GEMM class achieves the fitted fraction of
+/// its peak (BF16, or FP8 for the linear layers), the element-wise kernels
+/// and the optimizer the memory bandwidth; the attention's backward does
+/// twice its forward's work, and its forward runs twice with
+/// recomputation. Llama 3.1 405B as Meta laid it out, full and selective
+/// recomputation, BF16 and FP8; DeepSeek-V3's mixture of experts.
+#[test]
+fn step_classes_sum_to_the_step_at_their_rates() {
+    use plan3d_core::cost::assumptions::{kernel_fit, Compute};
+    let hw = h100();
+    let eff = kernel_fit(&hw.gpu).gemm_efficiency;
+    let cases = [
+        (
+            model::LLAMA_3_1_405B,
+            ActivationModel::Full,
+            Compute::Bf16,
+            2.0,
+        ),
+        (
+            model::LLAMA_3_1_405B,
+            ActivationModel::Selective,
+            Compute::Fp8,
+            2.0,
+        ),
+        (
+            model::LLAMA_3_1_405B,
+            ActivationModel::None,
+            Compute::Bf16,
+            1.0,
+        ),
+        (model::DEEPSEEK_V3, ActivationModel::Full, Compute::Fp8, 2.0),
+    ];
+    let mut saw_logits = false;
+    for (m, activation, compute, forwards) in cases {
+        let moe = m.experts.is_some();
+        let c = Config {
+            data: if moe { 8 } else { 128 },
+            pipe: 16,
+            tensor: if moe { 1 } else { 8 },
+            expert: if moe { 8 } else { 1 },
+            micro_batch: 1,
+            micro_batches: 16,
+            sequence_parallel: !moe,
+            zero: Zero::One,
+            activation,
+            ..Config::default()
+        };
+        let a = Assumptions {
+            compute,
+            ..Assumptions::PRACTICE
+        };
+        let e = evaluate_with(&m, &hw, &c, &a).unwrap();
+        let p = e.step_parts.unwrap();
+        let classes = p.classes();
+        let sum: f64 = classes.iter().map(|k| k.seconds).sum();
+        assert!(close(sum, p.total(), 1e-12) && close(sum, e.step.0, 1e-12));
+        let rate = |name: &str| {
+            let k = classes.iter().find(|k| k.class == name).unwrap();
+            assert!(k.seconds >= 0.0, "{name}");
+            k.rate
+        };
+        let linear_peak = if compute == Compute::Fp8 {
+            1979e12
+        } else {
+            989e12
+        };
+        let linear = rate("linear GEMMs").unwrap();
+        assert!(close(linear, linear_peak * eff, 1e-9), "{linear}");
+        for name in ["attention forward", "attention backward"] {
+            assert!(close(rate(name).unwrap(), 989e12 * eff, 1e-9), "{name}");
+        }
+        for name in ["element-wise", "optimizer"] {
+            assert!(close(rate(name).unwrap(), 3350e9, 1e-9), "{name}");
+        }
+        assert!(close(
+            p.attention_backward_flops,
+            2.0 / forwards * p.attention_forward_flops,
+            1e-12
+        ));
+        // The logit layer, 3 passes of 2·V·d_m per token, counts where the
+        // heaviest device holds it (the last stage's), else nothing.
+        let v = f64::from(m.vocab.unwrap());
+        let tokens = 16.0 * f64::from(m.seq_len) / f64::from(c.tensor);
+        match rate("logits") {
+            Some(r) => {
+                saw_logits = true;
+                assert!(close(r, 989e12 * eff, 1e-9));
+                assert!(close(
+                    p.logit_flops,
+                    3.0 * 2.0 * v * m.width() as f64 * tokens,
+                    1e-12
+                ));
+            }
+            None => assert_eq!((p.logits, p.logit_flops), (0.0, 0.0)),
+        }
+    }
+    assert!(saw_logits);
+}

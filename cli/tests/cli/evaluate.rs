@@ -208,3 +208,27 @@ fn evaluate_2022_software_knobs() {
         "unknown attention 'sparse': use flash or materialized",
     )]);
 }
+
+/// Where the step goes: the JSON's kernel classes sum to the step, and the
+/// table shows one row per class with its seconds, share and rate.
+#[test]
+fn evaluate_shows_where_the_step_goes() {
+    let line = "evaluate --model llama-3.1-405b --assumptions practice --gpu h100-sxm --node-size 8 --data 128 --pipe 16 --tensor 8 --global-batch 2048 --recompute full --zero 1 --sequence-parallel --virtual-stages 4";
+    let v = json_words(line);
+    let classes = v["kernels"].as_array().unwrap();
+    assert_eq!(classes.len(), 8);
+    let sum: f64 = classes.iter().map(|k| k["seconds"].as_f64().unwrap()).sum();
+    assert!((sum / f(&v, "step_seconds") - 1.0).abs() < 1e-9);
+    let shares: f64 = classes.iter().map(|k| k["share"].as_f64().unwrap()).sum();
+    assert!((shares - 1.0).abs() < 1e-9);
+    let out = String::from_utf8(plan3d_words(line).stdout).unwrap();
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("kernels.linear GEMMs"))
+        .unwrap();
+    assert!(row.contains(" s (") && row.ends_with("Tflop/s"), "{row}");
+    assert!(out.lines().any(|l| l.starts_with("kernels.bubble")));
+    // The paper setting has no step in seconds, so no classes.
+    let paper = json_words("evaluate --model x160 --data 8 --tensor 4 --offload");
+    assert!(paper.get("kernels").is_none());
+}

@@ -114,7 +114,15 @@ fn every_output_has_the_schemas_fields() {
         // And nothing the schema promises is missing.
         let have: BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
         let want = names(&s, &def(ty));
-        let optional = ["evaluated", "pareto", "rules", "step", "experts", "latent"];
+        let optional = [
+            "evaluated",
+            "pareto",
+            "rules",
+            "step",
+            "kernels",
+            "experts",
+            "latent",
+        ];
         for k in want.difference(&have) {
             assert!(optional.contains(&k.as_str()), "{cmd}: no {k}");
         }

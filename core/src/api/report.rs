@@ -268,6 +268,35 @@ pub struct StepReport {
     pub context_ring_bytes: f64,
 }
 
+/// One class of a step's time (practice): where the step goes, by kernel
+/// class, with the rate its kernels achieve.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct KernelClassReport {
+    /// `linear GEMMs`, `attention forward`, `attention backward`,
+    /// `logits`, `element-wise`, `optimizer`, `exposed communication`,
+    /// `bubble`.
+    pub class: String,
+    /// Seconds per step on the heaviest GPU.
+    pub seconds: f64,
+    /// Its share of the step.
+    pub share: f64,
+    /// What its kernels achieve: Tflop/s for GEMMs, GB/s for memory-bound
+    /// kernels; absent for waiting.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub achieved: Option<f64>,
+    /// `Tflop/s` or `GB/s`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub unit: Option<String>,
+}
+
 /// One transfer against its link.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -382,6 +411,13 @@ pub struct EvaluationReport {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub step: Option<StepReport>,
+    /// (Practice) where the step goes, by kernel class; the seconds sum
+    /// to `step_seconds`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub kernels: Vec<KernelClassReport>,
 }
 
 impl EvaluationReport {
@@ -488,6 +524,27 @@ impl EvaluationReport {
                 expert: p.expert,
                 all_to_all_bytes: p.all_to_all_bytes,
                 context_ring_bytes: p.context_ring_bytes,
+            }),
+            kernels: e.step_parts.map_or_else(Vec::new, |p| {
+                let total = p.total();
+                p.classes()
+                    .iter()
+                    .map(|k| {
+                        let scale = match k.unit {
+                            Some("flop") => 1e12,
+                            _ => 1e9,
+                        };
+                        KernelClassReport {
+                            class: k.class.to_string(),
+                            seconds: k.seconds,
+                            share: if total > 0.0 { k.seconds / total } else { 0.0 },
+                            achieved: k.rate.map(|r| r / scale),
+                            unit: k
+                                .unit
+                                .map(|u| if u == "flop" { "Tflop/s" } else { "GB/s" }.to_string()),
+                        }
+                    })
+                    .collect()
             }),
         }
     }

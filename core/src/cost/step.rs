@@ -59,9 +59,106 @@ pub struct StepTime {
     /// layers and the logit layer, relative to an even split (already in
     /// `compute` and `elementwise`; reported for the overheads).
     pub imbalance: f64,
+    /// Of `compute`: the attention scores' and values' forward passes
+    /// (recomputed ones included).
+    pub attention_forward: f64,
+    /// Of `compute`: their backward pass.
+    pub attention_backward: f64,
+    /// Of `compute`: the logit layer.
+    pub logits: f64,
+    /// Flops of the linear GEMMs (weights, recomputation included) the
+    /// heaviest device computes per step (not a time).
+    pub linear_flops: f64,
+    /// Flops of the attention forward passes, the same.
+    pub attention_forward_flops: f64,
+    /// Flops of the attention backward pass, the same.
+    pub attention_backward_flops: f64,
+    /// Flops of the logit layer, the same.
+    pub logit_flops: f64,
+    /// Bytes the element-wise kernels move per step (not a time).
+    pub elementwise_bytes: f64,
+    /// Bytes the optimizer step reads and writes (not a time).
+    pub optimizer_bytes: f64,
+}
+
+/// One class of a step's time ([`StepTime::classes`]): seconds, and the
+/// rate its kernels achieve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelClass {
+    /// `linear GEMMs`, `attention forward`, `attention backward`,
+    /// `logits`, `element-wise`, `optimizer`, `exposed communication`,
+    /// `bubble`.
+    pub class: &'static str,
+    /// Seconds per step.
+    pub seconds: f64,
+    /// What it achieves, in `unit` per second (`None` for waiting).
+    pub rate: Option<f64>,
+    /// `flop` or `B`.
+    pub unit: Option<&'static str>,
 }
 
 impl StepTime {
+    /// Where a step goes, by kernel class (the breakdown): the
+    /// GEMMs split into linear layers, attention forward and backward and
+    /// the logit layer, each with the flop/s it achieves; the element-wise
+    /// kernels and the optimizer with the bytes/s they move; exposed
+    /// communication; the bubble. The seconds sum to [`Self::total`].
+    #[must_use]
+    pub fn classes(&self) -> [KernelClass; 8] {
+        let per = |amount: f64, seconds: f64| (seconds > 0.0).then(|| amount / seconds);
+        let linear =
+            (self.compute - self.attention_forward - self.attention_backward - self.logits)
+                .max(0.0);
+        let exposed =
+            self.tensor + self.pipeline + self.data + self.offload + self.context + self.expert;
+        let class = |class, seconds, rate, unit| KernelClass {
+            class,
+            seconds,
+            rate,
+            unit,
+        };
+        [
+            class(
+                "linear GEMMs",
+                linear,
+                per(self.linear_flops, linear),
+                Some("flop"),
+            ),
+            class(
+                "attention forward",
+                self.attention_forward,
+                per(self.attention_forward_flops, self.attention_forward),
+                Some("flop"),
+            ),
+            class(
+                "attention backward",
+                self.attention_backward,
+                per(self.attention_backward_flops, self.attention_backward),
+                Some("flop"),
+            ),
+            class(
+                "logits",
+                self.logits,
+                per(self.logit_flops, self.logits),
+                Some("flop"),
+            ),
+            class(
+                "element-wise",
+                self.elementwise,
+                per(self.elementwise_bytes, self.elementwise),
+                Some("B"),
+            ),
+            class(
+                "optimizer",
+                self.optimizer,
+                per(self.optimizer_bytes, self.optimizer),
+                Some("B"),
+            ),
+            class("exposed communication", exposed, None, None),
+            class("bubble", self.bubble, None, None),
+        ]
+    }
+
     /// The whole step.
     #[must_use]
     pub fn total(&self) -> f64 {
@@ -605,6 +702,19 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
     let compute_mb = heavy_layers * layer_gemm + heavy_logits;
     let elementwise_mb = heavy_layers * layer_traffic / mem_bw;
+    // The attention's share of the GEMMs: forward once, twice when
+    // recomputed (full or selective), backward twice the forward's work.
+    let score = layer_forward_flops_per_token(model, a.work) - linear;
+    let attention_forwards = match cfg.activation {
+        ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => 2.0,
+        ActivationModel::None => 1.0,
+    };
+    let attention_flops_mb = heavy_layers * score * tokens / t;
+    let logit_flops_mb = if heavy_logits > 0.0 {
+        3.0 * logit_forward_flops_per_token(model, a.work) * tokens / t
+    } else {
+        0.0
+    };
     let even = (f64::from(model.layers) * layer_time + logit_time) / p;
 
     // Tensor parallelism: per layer, two all-reduces forward, two backward,
@@ -784,9 +894,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // The optimizer step: memory-bound over the local shard.
     let (_, _, opt_shard) = zero.shards(rings.ranks);
     let (_, _, opt_shard_e) = zero.shards(rings.expert_ranks);
-    let optimizer = (rings.dense / opt_shard + rings.experts / opt_shard_e)
-        * a.precision.optimizer_traffic()
-        / mem_bw;
+    let optimizer_bytes =
+        (rings.dense / opt_shard + rings.experts / opt_shard_e) * a.precision.optimizer_traffic();
+    let optimizer = optimizer_bytes / mem_bw;
 
     StepTime {
         compute: m * compute_mb,
@@ -802,6 +912,15 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         all_to_all_bytes: m * a2a_bytes_mb,
         context_ring_bytes: m * ring_bytes_mb,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
+        attention_forward: m * attention_forwards * attention_flops_mb / (peak * gemm_eff),
+        attention_backward: m * 2.0 * attention_flops_mb / (peak * gemm_eff),
+        logits: m * heavy_logits,
+        linear_flops: m * heavy_layers * passes * (linear + routed_extra) * tokens / t,
+        attention_forward_flops: m * attention_forwards * attention_flops_mb,
+        attention_backward_flops: m * 2.0 * attention_flops_mb,
+        logit_flops: m * logit_flops_mb,
+        elementwise_bytes: m * heavy_layers * layer_traffic,
+        optimizer_bytes,
     }
 }
 
