@@ -182,11 +182,13 @@ pub fn energy(mwh: f64) -> String {
 }
 
 /// `s` with its first letter in upper case (a sentence that starts with a
-/// method's name).
+/// method's name). ASCII only: `char::to_uppercase` would bring Unicode's
+/// case tables into the page (+14 KB raw, +7 KB gzip, measured), and every
+/// sentence the page starts this way begins with an ASCII letter.
 pub fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
+    let mut out = String::from(s);
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    out
 }

@@ -68,6 +68,9 @@ fn formatting_shows_units_like_the_paper() {
         "Layered + modular trains"
     );
     assert_eq!(fmt::capitalized(""), "");
+    assert_eq!(fmt::capitalized("zeRO-3 / FSDP"), "ZeRO-3 / FSDP");
+    // Not ASCII: left as it is, never a panic.
+    assert_eq!(fmt::capitalized("élan"), "élan");
     // Llama 3.1 405B's 405.85 B parameters.
     assert_eq!(fmt::params(405.853e9), "405.9 B");
     assert_eq!(fmt::params(1.2583e12), "1.26 T");
