@@ -885,23 +885,26 @@ fn step_classes_sum_to_the_step_at_their_rates() {
         let classes = p.classes();
         let sum: f64 = classes.iter().map(|k| k.seconds).sum();
         assert!(close(sum, p.total(), 1e-12) && close(sum, e.step.0, 1e-12));
+        let shares: f64 = classes.iter().map(|k| k.share).sum();
+        assert!(close(shares, 1.0, 1e-12));
         let rate = |name: &str| {
             let k = classes.iter().find(|k| k.class == name).unwrap();
             assert!(k.seconds >= 0.0, "{name}");
-            k.rate
+            k.achieved
         };
+        // Tflop/s and GB/s.
         let linear_peak = if compute == Compute::Fp8 {
-            1979e12
+            1979.0
         } else {
-            989e12
+            989.0
         };
         let linear = rate("linear GEMMs").unwrap();
         assert!(close(linear, linear_peak * eff, 1e-9), "{linear}");
         for name in ["attention forward", "attention backward"] {
-            assert!(close(rate(name).unwrap(), 989e12 * eff, 1e-9), "{name}");
+            assert!(close(rate(name).unwrap(), 989.0 * eff, 1e-9), "{name}");
         }
         for name in ["element-wise", "optimizer"] {
-            assert!(close(rate(name).unwrap(), 3350e9, 1e-9), "{name}");
+            assert!(close(rate(name).unwrap(), 3350.0, 1e-9), "{name}");
         }
         assert!(close(
             p.attention_backward_flops,
@@ -915,7 +918,7 @@ fn step_classes_sum_to_the_step_at_their_rates() {
         match rate("logits") {
             Some(r) => {
                 saw_logits = true;
-                assert!(close(r, 989e12 * eff, 1e-9));
+                assert!(close(r, 989.0 * eff, 1e-9));
                 assert!(close(
                     p.logit_flops,
                     3.0 * 2.0 * v * m.width() as f64 * tokens,

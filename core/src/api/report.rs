@@ -526,23 +526,14 @@ impl EvaluationReport {
                 context_ring_bytes: p.context_ring_bytes,
             }),
             kernels: e.step_parts.map_or_else(Vec::new, |p| {
-                let total = p.total();
                 p.classes()
                     .iter()
-                    .map(|k| {
-                        let scale = match k.unit {
-                            Some("flop") => 1e12,
-                            _ => 1e9,
-                        };
-                        KernelClassReport {
-                            class: k.class.to_string(),
-                            seconds: k.seconds,
-                            share: if total > 0.0 { k.seconds / total } else { 0.0 },
-                            achieved: k.rate.map(|r| r / scale),
-                            unit: k
-                                .unit
-                                .map(|u| if u == "flop" { "Tflop/s" } else { "GB/s" }.to_string()),
-                        }
+                    .map(|k| KernelClassReport {
+                        class: k.class.to_string(),
+                        seconds: k.seconds,
+                        share: k.share,
+                        achieved: k.achieved,
+                        unit: k.unit.map(ToString::to_string),
                     })
                     .collect()
             }),

@@ -67,17 +67,12 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     // Where the step goes, largest first, with what each class achieves.
     let mut classes = p.classes();
     classes.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
-    let total = p.total().max(f64::MIN_POSITIVE);
     let parts: Vec<alloc::string::String> = classes
         .iter()
-        .filter(|k| k.seconds / total >= 0.001)
-        .map(|k| {
-            let rate = match (k.rate, k.unit) {
-                (Some(r), Some("flop")) => format!(", {:.0} Tflop/s", r / 1e12),
-                (Some(r), Some(_)) => format!(", {:.0} GB/s", r / 1e9),
-                _ => alloc::string::String::new(),
-            };
-            format!("{} {:.1} %{rate}", k.class, 100.0 * k.seconds / total)
+        .filter(|k| k.share >= 0.001)
+        .map(|k| match (k.achieved, k.unit) {
+            (Some(x), Some(unit)) => format!("{} {:.1} %, {x:.0} {unit}", k.class, 100.0 * k.share),
+            _ => format!("{} {:.1} %", k.class, 100.0 * k.share),
         })
         .collect();
     v.push(format!("where the step goes: {}", parts.join("; ")));

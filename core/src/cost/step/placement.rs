@@ -1,0 +1,139 @@
+//! Where layers and micro-batches sit in a pipeline: layers per stage and
+//! device (interleaved and V placements), the head's device, micro-batches
+//! in flight, and the schedule's bubble.
+
+use super::passes;
+use crate::cost::config::{Config, PipelineSchedule};
+
+/// Layers of each device when `layers` are cut into p·v chunks of near
+/// equal size, chunk j on device j mod p (Megatron's interleaved
+/// placement): device `stage`'s count.
+#[must_use]
+pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, stage: u32) -> u32 {
+    let chunks = pipe * virtual_stages;
+    let (base, rem) = (layers / chunks, layers % chunks);
+    (0..virtual_stages)
+        .map(|k| {
+            let j = stage + k * pipe;
+            base + u32::from(j < rem)
+        })
+        .sum()
+}
+
+/// Layers on pipeline device `stage`: [`stage_layers`], or under ZB-V
+/// the V's stages `stage` and 2p−1−`stage` of 2p.
+#[must_use]
+pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
+    if v_shaped(cfg) {
+        let chunks = 2 * cfg.pipe;
+        let (base, rem) = (layers / chunks, layers % chunks);
+        [stage, chunks - 1 - stage]
+            .into_iter()
+            .map(|j| base + u32::from(j < rem))
+            .sum()
+    } else {
+        stage_layers(layers, cfg.pipe, cfg.virtual_stages, stage)
+    }
+}
+
+/// ZB-V over a pipeline: two chunks per device in a V.
+#[must_use]
+pub fn v_shaped(cfg: &Config) -> bool {
+    cfg.pipeline_schedule == PipelineSchedule::ZbV && cfg.pipe > 1
+}
+
+/// Model chunks on each pipeline device: v, or 2 under ZB-V.
+#[must_use]
+pub fn chunks_per_device(cfg: &Config) -> u32 {
+    if v_shaped(cfg) {
+        2
+    } else {
+        cfg.virtual_stages
+    }
+}
+
+/// Does pipeline device `stage` hold the head (the logit layer)? The last
+/// device, or under ZB-V the first (the V ends where it began).
+#[must_use]
+pub fn holds_head(cfg: &Config, stage: u32) -> bool {
+    if v_shaped(cfg) {
+        stage == 0
+    } else {
+        stage + 1 == cfg.pipe
+    }
+}
+
+/// Micro-batches whose activations device `stage` holds at the peak of a
+/// 1F1B schedule: p − stage; interleaved with v chunks, in chunk-micro-
+/// batches, 2·(p − stage − 1) + (v − 1)·p + 1 (Megatron's warm-up), which on
+/// the first device is p·(1 + (p−1)/(p·v)) stage-sized micro-batches
+/// (Korthikanti sec. 4.2.3). Returned in stage-sized micro-batches, at most
+/// the batch's m. The modular pipeline and GPipe hold all of their m.
+#[must_use]
+pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
+    let (p, v, m) = (
+        f64::from(cfg.pipe),
+        f64::from(cfg.virtual_stages),
+        f64::from(cfg.micro_batches),
+    );
+    let i = f64::from(stage);
+    if cfg.method.layered() || cfg.pipeline_schedule == PipelineSchedule::GPipe {
+        return m;
+    }
+    if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+        // Device i: p − i in flight as in 1F1B, plus the i whose weight
+        // gradients it defers.
+        return p.min(m);
+    }
+    if cfg.pipeline_schedule == PipelineSchedule::DualPipe && cfg.pipe > 1 {
+        return (p + 1.0).min(m);
+    }
+    if v_shaped(cfg) {
+        // Device i holds 2p − i half-stage micro-batches (at most m): p
+        // stage-sized on device 0, 1F1B's first device's peak.
+        return (2.0 * p - i).min(m) / 2.0;
+    }
+    let chunk_mbs = if cfg.virtual_stages > 1 {
+        2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
+    } else {
+        p - i
+    };
+    (chunk_mbs / v).min(m)
+}
+
+/// Pipeline bubble as a fraction of the step's compute: (p−1)/(v·m) for
+/// GPipe, 1F1B and interleaved 1F1B (PTD-P secs. 2.2.1–2.2.2), (p−1)·p/(m·d_l) for the
+/// modular pipeline (Lamy-Poirier sec. 4), (p−1)/m · (F+B−W)/(F+B+W) for
+/// ZB-H1 (Qi et al. 2024), half that for ZB-V (its chunks are half
+/// stages), (p/2−1)/m · (F&B+B−3W)/(F+B+W) for DualPipe (DeepSeek-V3
+/// Table 2).
+#[must_use]
+pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
+    let (p, v, m) = (
+        f64::from(cfg.pipe),
+        f64::from(cfg.virtual_stages),
+        f64::from(cfg.micro_batches),
+    );
+    if cfg.pipe <= 1 {
+        0.0
+    } else if cfg.method.layered() {
+        (p - 1.0) * p / (m * f64::from(layers))
+    } else if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
+        // (p−1)(F + B − W) over m(F + B + W): W = F, B the rest of the
+        // passes (1 forward-equivalent, 2 with full recomputation).
+        let passes = passes(cfg.activation);
+        (p - 1.0) / m * (passes - 2.0) / passes
+    } else if cfg.pipeline_schedule == PipelineSchedule::ZbV {
+        // ZB-H1's over half-stage chunks; the simulated order gives
+        // (p−1)·B_chunk of idle per device with W = F ≤ B.
+        let passes = passes(cfg.activation);
+        (p - 1.0) / m * (passes - 2.0) / (2.0 * passes)
+    } else if cfg.pipeline_schedule == PipelineSchedule::DualPipe {
+        // (p/2 − 1)(F&B + B − 3W) over m(F + B + W), B the whole backward
+        // (passes − 1 forward-equivalents), F&B = F + B, W = F.
+        let passes = passes(cfg.activation);
+        (p / 2.0 - 1.0) / m * (2.0 * passes - 4.0) / passes
+    } else {
+        (p - 1.0) / (v * m)
+    }
+}
