@@ -717,3 +717,33 @@ fn why_this_plan_writes_small_parts_and_singulars() {
         assert!(line.contains("Tflop/s"), "{line}");
     }
 }
+
+/// The practice scaling chart samples sizes a team would build: X[x] a
+/// multiple of the largest power of two at most x/4 (at least 8). With no
+/// budget, X[152] (8 · 19: few degrees divide it) found 155 648 GPUs and
+/// 70 days where X[160] finds 655 360 and 24, so the line jumped 15× and
+/// the default page's dot sat far below it. Now X[160] is a sampled size,
+/// and the dot is its point on the line.
+#[test]
+fn the_scaling_line_samples_sizes_with_many_divisors() {
+    use plan3d_core::search::sweep_x;
+    for (x, want) in [
+        (24.3, 24),
+        (40.0, 40),
+        (71.0, 64),
+        (100.0, 96),
+        (152.0, 160),
+        (176.0, 192),
+        (240.0, 256),
+    ] {
+        assert_eq!(sweep_x(x), want, "{x}");
+    }
+    let (i, _) = Inputs::from_query("embed=scaling");
+    let rows = planner::scaling(&planner::scaling_key(&i)).unwrap();
+    let o = outputs(&i).unwrap();
+    for (m, line) in &rows {
+        let at = line.iter().find(|r| r.x == 160).expect("X160 is sampled");
+        let shown = o.selected(*m).unwrap();
+        assert_eq!(at.plan.as_ref().unwrap(), shown, "{m:?}");
+    }
+}

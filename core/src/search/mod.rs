@@ -43,7 +43,7 @@ pub use exhaustive::{exhaustive, SearchResult};
 pub use pareto::pareto;
 pub use practice::{practice, practice_methods, Space, PRACTICE_METHODS};
 pub use rules::{rules, MAX_EXPOSED_REDUCTION, MAX_TENSOR_OVERHEAD};
-pub use sweep::{nearest_row, sweep, sweep_practice, sweep_scaled, Scaling, SweepRow};
+pub use sweep::{nearest_row, sweep, sweep_practice, sweep_scaled, sweep_x, Scaling, SweepRow};
 pub use why::{explain, practice_explained};
 
 /// A chosen configuration with its evaluation and why.

@@ -135,6 +135,21 @@ pub fn sweep(
     sweep_scaled(hw, method, par, c, Scaling::XFamily, from, to, points)
 }
 
+/// The X\[x\] the practice sweep samples near `x`: a multiple of the largest
+/// power of two at most x/4 (at least 8), as teams size layers and heads.
+/// Its degrees must divide the layers, heads and batch, so a size with few
+/// divisors is the shape's spike, not the size's: an X\[146\] (2 · 73 layers)
+/// splits into no pipeline worth having, and an X\[152\] (8 · 19) reached
+/// 155 648 GPUs and 70 days where X\[160\] reaches 655 360 and 24.
+#[must_use]
+pub fn sweep_x(x: f64) -> u32 {
+    let mut grain = 8.0;
+    while grain * 8.0 <= x {
+        grain *= 2.0;
+    }
+    ((math::round(x / grain) * grain) as u32).clamp(8, MAX_X)
+}
+
 /// `points` sizes log-spaced in parameters from `from` to `to`, checked.
 fn sizes(from: f64, to: f64, points: u32) -> Result<impl Iterator<Item = f64>, Error> {
     let max = 12.0 * math::pow(f64::from(MAX_X), 5.0);
@@ -218,11 +233,7 @@ pub fn sweep_practice(
     };
     let mut rows: Vec<SweepRow> = Vec::with_capacity(points as usize);
     for size in sizes {
-        // x a multiple of 8, as teams size layers and heads: an X[146]
-        // (146 = 2 · 73 layers) splits into no pipeline worth having, and
-        // its spike would be the shape's, not the size's.
-        let x = math::pow(size / 12.0, 0.2);
-        let model = x_family(((math::round(x / 8.0) * 8.0) as u32).clamp(8, MAX_X))?;
+        let model = x_family(sweep_x(math::pow(size / 12.0, 0.2)))?;
         if rows.last().is_some_and(|r| r.model == model) {
             continue;
         }
