@@ -1,13 +1,24 @@
-//! Canvas sizing and contexts.
+//! Canvas sizing, and plotters' canvas backend with text measured by the
+//! canvas itself.
 //!
 //! Canvases are drawn in logical (CSS) pixels on a context scaled by the
 //! device pixel ratio, and [`fit`] gives a canvas one pixel per device
 //! pixel across its CSS width: labels keep their size on a phone instead
-//! of shrinking with a 720-pixel drawing scaled to fit. Text is measured
-//! with the canvas's own `measureText` ([`crate::paint`]), never with a
-//! styled element in the page (a forced layout per label, and an inline
-//! style a strict CSP would have to allow).
+//! of shrinking with a 720-pixel drawing scaled to fit.
+//!
+//! plotters measures text on wasm by appending a styled `<span>` to the
+//! page and reading its size: a forced layout of the whole page per label
+//! (~20 per chart, 2–3 ms a redraw measured here) and an inline `style`
+//! that a strict CSP has to allow. [`Measured`] answers
+//! [`DrawingBackend::estimate_text_size`] with `measureText` on a canvas's
+//! own 2D context instead, and passes everything else through to
+//! plotters-canvas's `CanvasBackend` or plotters' `SVGBackend`.
 
+use plotters::prelude::{DrawingBackend, SVGBackend};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
+use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -63,4 +74,182 @@ pub fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d
         .flatten()?
         .dyn_into::<CanvasRenderingContext2d>()
         .ok()
+}
+
+/// A plotters backend whose text is measured with a canvas's `measureText`:
+/// a [`CanvasBackend`] drawing in logical pixels ([`Measured::canvas`]), or
+/// the SVG exports' backend ([`Measured::svg`]). One type for both, so the
+/// charts are compiled once, not once per backend (that copy cost ~3 KB of
+/// gzipped wasm).
+pub struct Measured<'a> {
+    inner: Inner<'a>,
+    context: CanvasRenderingContext2d,
+    size: (u32, u32),
+}
+
+enum Inner<'a> {
+    Canvas(CanvasBackend),
+    Svg(SVGBackend<'a>),
+}
+
+/// The canvas backend the charts draw with.
+pub type Canvas2d = Measured<'static>;
+
+impl Measured<'static> {
+    /// The backend for `canvas`, if it has a 2D context.
+    pub fn canvas(canvas: HtmlCanvasElement) -> Option<Self> {
+        let context = context_of(&canvas)?;
+        scale_context(&context);
+        let (w, h) = logical_size(&canvas);
+        Some(Self {
+            inner: Inner::Canvas(CanvasBackend::with_canvas_object(canvas)?),
+            context,
+            size: (w as u32, h as u32),
+        })
+    }
+}
+
+impl<'a> Measured<'a> {
+    /// An SVG drawing of `size` into `out`, with text measured on a
+    /// detached canvas (never in the page).
+    pub fn svg(out: &'a mut String, size: (u32, u32)) -> Option<Self> {
+        let canvas = web_sys::window()?
+            .document()?
+            .create_element("canvas")
+            .ok()?
+            .dyn_into::<HtmlCanvasElement>()
+            .ok()?;
+        Some(Self {
+            inner: Inner::Svg(SVGBackend::with_string(out, size)),
+            context: context_of(&canvas)?,
+            size,
+        })
+    }
+}
+
+/// A drawing failed in the canvas or the SVG backend.
+#[derive(Debug)]
+pub struct DrawError;
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("drawing failed")
+    }
+}
+
+impl std::error::Error for DrawError {}
+
+type Result<T> = std::result::Result<T, DrawingErrorKind<DrawError>>;
+
+fn conv<T, E: std::error::Error + Send + Sync>(
+    r: std::result::Result<T, DrawingErrorKind<E>>,
+) -> Result<T> {
+    r.map_err(|e| match e {
+        DrawingErrorKind::DrawingError(_) => DrawingErrorKind::DrawingError(DrawError),
+        DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
+    })
+}
+
+/// Calls the same method on whichever backend is inside.
+macro_rules! each {
+    ($self:ident, $b:ident => $call:expr) => {
+        match &mut $self.inner {
+            Inner::Canvas($b) => conv($call),
+            Inner::Svg($b) => conv($call),
+        }
+    };
+}
+
+impl DrawingBackend for Measured<'_> {
+    type ErrorType = DrawError;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.size
+    }
+
+    fn ensure_prepared(&mut self) -> Result<()> {
+        each!(self, b => b.ensure_prepared())
+    }
+
+    fn present(&mut self) -> Result<()> {
+        each!(self, b => b.present())
+    }
+
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<()> {
+        each!(self, b => b.draw_pixel(point, color))
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<()> {
+        each!(self, b => b.draw_line(from, to, style))
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<()> {
+        each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<()> {
+        each!(self, b => b.draw_path(path, style))
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<()> {
+        each!(self, b => b.draw_circle(center, radius, style, fill))
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<()> {
+        each!(self, b => b.fill_polygon(vert, style))
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<()> {
+        each!(self, b => b.draw_text(text, style, pos))
+    }
+
+    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32)> {
+        // The font string CanvasBackend::draw_text sets.
+        self.context.set_font(&format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str()
+        ));
+        let m = self
+            .context
+            .measure_text(text)
+            .map_err(|_| DrawingErrorKind::FontError("measureText failed".into()))?;
+        let height = m.font_bounding_box_ascent() + m.font_bounding_box_descent();
+        Ok((m.width().ceil() as u32, height.ceil() as u32))
+    }
+
+    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<()> {
+        each!(self, b => b.blit_bitmap(pos, size, src))
+    }
 }

@@ -1,27 +1,89 @@
-//! Charts, drawn by hand through [`crate::paint`]: the scaling chart
-//! (figs. 4, 5, 8) and the memory bars (Table 6.2's breakdown against the
-//! GPU's memory).
+//! The design card's charts, through plotters: the scaling chart (figs. 4,
+//! 5, 8) and the memory bars (Table 6.2's breakdown against the GPU's
+//! memory). The page draws them with plotters-canvas and the exports with
+//! plotters' SVG backend, both behind [`crate::backend::Measured`].
+//!
+//! Both charts sit on one coordinate type, [`Axis`] × [`Axis`]: linear
+//! `f64` axes whose ticks the chart gives. The scaling chart plots
+//! log10 values and labels them as powers, so that its ticks are the ones
+//! it wants (every decade of parameters; 1, 2 and 5 × 10^k days when few
+//! decades show, which plotters' own log axis does not give) and so that
+//! plotters' chart and mesh code is compiled once for the page, not once
+//! per coordinate type (each copy is several KB of wasm).
+
+use core::ops::Range;
 
 use plan3d_core::{search::SweepRow, units::GIB, MemoryBreakdown, Method};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::paint::{Anchor, Paint};
+/// One axis of either chart: linear over `range`, a tick and a grid line
+/// at each of `ticks` and nowhere else. (plotters' own key-point
+/// combinator over an `f64` axis has no default label format, which its
+/// mesh asks for even when every label has its formatter.)
+pub struct Axis {
+    range: Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.range.end - self.range.start;
+        let f = if span > 0.0 {
+            (v - self.range.start) / span
+        } else {
+            0.5
+        };
+        // As plotters' own f64 axis: floor, with a thousandth of a pixel
+        // of slack; clamped far outside, so that nothing overflows.
+        let px = f64::from(limit.1 - limit.0) * f.clamp(-1e3, 1e3) + 1e-3;
+        limit.0 + px.floor() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// A drawing's result on backend `DB`.
+pub type Drawn<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// Colours per method, readable on light and dark backgrounds.
-pub fn method_color(m: Method) -> &'static str {
+pub fn method_color(m: Method) -> RGBColor {
     match m {
-        Method::Baseline => "#d6604d",
-        Method::Partitioned => "#74add1",
-        _ => "#66bd63",
+        Method::Baseline => RGBColor(214, 96, 77),
+        Method::Partitioned => RGBColor(116, 173, 209),
+        _ => RGBColor(102, 189, 99),
     }
 }
 
 /// Foreground and background for the theme.
-pub fn theme(dark: bool) -> (&'static str, &'static str) {
+pub fn theme(dark: bool) -> (RGBColor, RGBColor) {
     if dark {
-        ("#e8e9ee", "#1b1d23")
+        (RGBColor(232, 233, 238), RGBColor(27, 29, 35))
     } else {
-        ("#1b1d23", "#ffffff")
+        (RGBColor(27, 29, 35), RGBColor(255, 255, 255))
     }
+}
+
+/// The labels' font: the page's sans-serif at 13 px. (Named by its enum:
+/// plotters reads a family's name with `to_lowercase`, which would bring
+/// Unicode's case tables into the page, +14 KB of wasm.)
+fn font(fg: RGBColor) -> TextStyle<'static> {
+    FontDesc::new(FontFamily::SansSerif, 13.0, FontStyle::Normal).color(&fg)
 }
 
 /// The plotting area's pixels and its log10 ranges: maps the mouse to a
@@ -82,6 +144,64 @@ impl XMap {
     }
 }
 
+/// What [`frame`] draws: the ranges, their ticks and labels, the axes'
+/// titles, and the room around the plot in pixels.
+struct Frame<'f> {
+    x: (Range<f64>, Vec<f64>),
+    y: (Range<f64>, Vec<f64>),
+    x_label: &'f dyn Fn(&f64) -> String,
+    y_label: &'f dyn Fn(&f64) -> String,
+    x_desc: &'f str,
+    y_desc: &'f str,
+    /// Top, right, bottom (x labels and title), left (y labels and title).
+    room: [u32; 4],
+    /// Grid lines across the plot at the x ticks too.
+    x_grid: bool,
+}
+
+/// A chart on `area`: background, axes, grid lines at the ticks, labels.
+fn frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    f: Frame<'_>,
+    dark: bool,
+) -> Drawn<ChartContext<'a, DB, Cartesian2d<Axis, Axis>>, DB> {
+    let (fg, bg) = theme(dark);
+    area.fill(&bg)?;
+    let [top, right, bottom, left] = f.room;
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(top)
+        .margin_right(right)
+        .margin_left(4)
+        .x_label_area_size(bottom)
+        .y_label_area_size(left)
+        .build_cartesian_2d(
+            Axis {
+                range: f.x.0,
+                ticks: f.x.1,
+            },
+            Axis {
+                range: f.y.0,
+                ticks: f.y.1,
+            },
+        )?;
+    let text = font(fg);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(f.x_desc)
+        .y_desc(f.y_desc)
+        .axis_desc_style(text.clone())
+        .label_style(text)
+        .axis_style(fg.mix(0.6))
+        .bold_line_style(fg.mix(0.15))
+        .light_line_style(TRANSPARENT)
+        .x_label_formatter(f.x_label)
+        .y_label_formatter(f.y_label);
+    if !f.x_grid {
+        mesh.disable_x_mesh();
+    }
+    mesh.draw()?;
+    Ok(chart)
+}
+
 /// Training time of the fastest plan per method against model size, on
 /// log–log axes (the current model is marked on an overlay, see
 /// [`XMap::pixel`]): a grid line and label at every decade of parameters
@@ -89,25 +209,13 @@ impl XMap {
 /// decades show), one month and one year marked (sec. 7), a legend in the
 /// lower right, where no curve goes (they rise from lower left to upper
 /// right, and the month and year are labelled on the left).
-pub fn scaling(p: &mut impl Paint, rows: &[(Method, Vec<SweepRow>)], dark: bool) -> XMap {
+pub fn scaling<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    rows: &[(Method, Vec<SweepRow>)],
+    dark: bool,
+) -> Drawn<XMap, DB> {
     let (fg, bg) = theme(dark);
-    let (grid, axis, faint, legend_bg) = if dark {
-        (
-            "rgba(232,233,238,0.15)",
-            "rgba(232,233,238,0.6)",
-            "rgba(232,233,238,0.35)",
-            "rgba(27,29,35,0.85)",
-        )
-    } else {
-        (
-            "rgba(27,29,35,0.15)",
-            "rgba(27,29,35,0.6)",
-            "rgba(27,29,35,0.35)",
-            "rgba(255,255,255,0.85)",
-        )
-    };
-    let (w, h) = p.size();
-    p.rect(0.0, 0.0, w, h, bg);
+    // (log10 parameters, log10 days) of each method's plans.
     let pts = |r: &[SweepRow]| -> Vec<(f64, f64)> {
         r.iter()
             .filter_map(|r| {
@@ -116,18 +224,18 @@ pub fn scaling(p: &mut impl Paint, rows: &[(Method, Vec<SweepRow>)], dark: bool)
                     .ok()
                     .map(|p| (r.params, p.evaluation.time.days()))
             })
-            .filter(|(_, d)| d.is_finite() && *d > 0.0)
+            .filter(|&(p, d)| d.is_finite() && d > 0.0 && p > 0.0)
+            .map(|(p, d)| (p.log10(), d.log10()))
             .collect()
     };
     let all: Vec<(f64, f64)> = rows.iter().flat_map(|(_, r)| pts(r)).collect();
-    let (ymin, ymax) = all.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), p| {
-        (a.min(p.1), b.max(p.1))
-    });
-    let (ymin, ymax) = if all.is_empty() {
-        (1e-3, 1e6)
-    } else {
-        (ymin / 2.0, ymax * 2.0)
-    };
+    let (ylo, yhi) = all
+        .iter()
+        .fold(None, |r: Option<(f64, f64)>, p| {
+            Some(r.map_or((p.1, p.1), |(a, b)| (a.min(p.1), b.max(p.1))))
+        })
+        // A factor of two of room above and below.
+        .map_or((-3.0, 6.0), |(a, b)| (a - 2f64.log10(), b + 2f64.log10()));
     // The x range follows the sizes that have a plan, whole decades; a
     // size just below one (X[x] sizes fall near them) does not open
     // another.
@@ -137,103 +245,109 @@ pub fn scaling(p: &mut impl Paint, rows: &[(Method, Vec<SweepRow>)], dark: bool)
             Some(r.map_or((p.0, p.0), |(a, b)| (a.min(p.0), b.max(p.0))))
         })
         .map_or((8.0, 16.0), |(a, b)| {
-            let a = (a.log10() + 0.05).floor();
-            (a, (b.log10() - 0.05).ceil().max(a + 1.0))
+            let a = (a + 0.05).floor();
+            (a, (b - 0.05).ceil().max(a + 1.0))
         });
-    let (ylo, yhi) = (ymin.log10(), ymax.log10());
-    // The plot's box: y labels on the left, the axis title above, x labels
-    // and title below, room for the last x label on the right.
-    let (x0, x1, y0, y1) = (64.0, w - 26.0, 30.0, h - 42.0);
-    let px = |v: f64| x0 + (v.log10() - lo) / (hi - lo) * (x1 - x0);
-    let py = |v: f64| y1 - (v.log10() - ylo) / (yhi - ylo) * (y1 - y0);
-    // Decades of parameters.
-    let mut k = lo;
-    while k <= hi + 1e-9 {
-        let x = px(10f64.powf(k));
-        p.line(&[(x, y0), (x, y1)], grid, 1.0);
-        p.text(
-            &crate::fmt::power_of_ten(10f64.powf(k)),
-            x,
-            y1 + 14.0,
-            fg,
-            Anchor::Middle,
-        );
-        k += 1.0;
-    }
+    let decades: Vec<f64> = (0..=(hi - lo) as i32).map(|k| lo + f64::from(k)).collect();
     // Round times.
     let few = yhi.ceil() - ylo.floor() < 3.0;
+    let mut times = Vec::new();
     let mut d = ylo.floor();
     while d <= yhi.ceil() {
-        for m in [1.0, 2.0, 5.0] {
-            let v = m * 10f64.powf(d);
-            if (m == 1.0 || few) && (ymin..=ymax).contains(&v) {
-                let y = py(v);
-                p.line(&[(x0, y), (x1, y)], grid, 1.0);
-                p.text(&crate::fmt::tick(v), x0 - 6.0, y, fg, Anchor::End);
+        for m in [1.0_f64, 2.0, 5.0] {
+            let v = d + m.log10();
+            if (m == 1.0 || few) && (ylo..=yhi).contains(&v) {
+                times.push(v);
             }
         }
         d += 1.0;
     }
-    p.line(&[(x0, y0), (x0, y1), (x1, y1)], axis, 1.0);
-    p.text("training time (days)", 4.0, 12.0, fg, Anchor::Start);
-    p.text("parameters", (x0 + x1) / 2.0, h - 10.0, fg, Anchor::Middle);
+    let x_label = |v: &f64| crate::fmt::power_of_ten(10f64.powf(*v));
+    let y_label = |v: &f64| crate::fmt::tick(10f64.powf(*v));
+    let chart = frame(
+        area,
+        Frame {
+            x: (lo..hi, decades),
+            y: (ylo..yhi, times),
+            x_label: &x_label,
+            y_label: &y_label,
+            x_desc: "parameters",
+            y_desc: "training time (days)",
+            // Room for the last x label, centred on the right edge.
+            room: [12, 26, 40, 60],
+            x_grid: true,
+        },
+        dark,
+    )?;
+    let text = font(fg);
+    // Everything below is a path in the chart's coordinates or a shape in
+    // pixels: one element type each, so that plotters' drawing code is
+    // instantiated a few times only.
+    let plot = chart.plotting_area();
     // One month and one year (sec. 7).
-    for (days, label) in [(30.0, "one month"), (365.0, "one year")] {
-        if (ymin..ymax).contains(&days) {
-            let y = py(days);
-            p.line(&[(x0, y), (x1, y)], faint, 1.0);
-            p.text(label, px(10f64.powf(lo) * 1.5), y - 9.0, fg, Anchor::Start);
+    for (days, label) in [(30.0_f64, "one month"), (365.0, "one year")] {
+        let l = days.log10();
+        if (ylo..yhi).contains(&l) {
+            plot.draw(&PathElement::new(vec![(lo, l), (hi, l)], fg.mix(0.35)))?;
+            let (x, y) = chart.backend_coord(&(lo + 1.5f64.log10(), l));
+            area.draw(&Text::new(
+                label,
+                (x, y - 2),
+                text.clone().pos(Pos::new(HPos::Left, VPos::Bottom)),
+            ))?;
         }
     }
     for (m, r) in rows {
-        // Inside the plot only: a size just below the first decade is
-        // left out rather than drawn across the axis.
+        // Inside the plot only: a size just below the first decade is left
+        // out rather than drawn across the axis.
         let line: Vec<(f64, f64)> = pts(r)
             .into_iter()
-            .map(|(a, b)| (px(a), py(b)))
-            .filter(|&(x, _)| (x0 - 0.5..=x1 + 0.5).contains(&x))
+            .filter(|&(x, _)| (lo - 1e-9..=hi + 1e-9).contains(&x))
             .collect();
-        p.line(&line, method_color(*m), 2.0);
+        plot.draw(&PathElement::new(line, method_color(*m).stroke_width(2)))?;
     }
-    // The legend; on a narrow chart (a phone) with the short names, so
-    // that it stays clear of the y labels.
-    let widest = |short: bool| {
-        rows.iter()
-            .map(|(m, _)| p.width(legend_name(*m, short)))
-            .fold(0.0, f64::max)
+    let (xr, yr) = plot.get_pixel_range();
+    // The legend, drawn here: plotters' own series labels measure their
+    // text through a DOM element (a forced page layout, 2+ ms a redraw),
+    // not through the backend. On a narrow chart (a phone) it names the
+    // methods without their parenthesis, so that it stays clear of the y
+    // labels.
+    let widest = |short: bool| -> Drawn<i32, DB> {
+        let mut w = 0;
+        for (m, _) in rows {
+            w = w.max(area.estimate_text_size(legend_name(*m, short), &text)?.0 as i32);
+        }
+        Ok(w)
     };
-    let short = widest(false) + 42.0 > 0.45 * (x1 - x0);
-    let wmax = widest(short);
-    let line_h = 18.0;
-    let (box_w, box_h) = (wmax + 42.0, line_h * rows.len() as f64 + 8.0);
-    let (lx, ly) = (x1 - box_w - 10.0, y1 - box_h - 8.0);
-    p.rect(lx, ly, box_w, box_h, legend_bg);
-    p.line(
-        &[
-            (lx, ly),
-            (lx + box_w, ly),
-            (lx + box_w, ly + box_h),
-            (lx, ly + box_h),
-            (lx, ly),
-        ],
-        faint,
-        1.0,
-    );
+    let short = f64::from(widest(false)? + 42) > 0.45 * f64::from(xr.end - xr.start);
+    let line_h = 18;
+    let (box_w, box_h) = (widest(short)? + 42, line_h * rows.len() as i32 + 8);
+    let (lx, ly) = (xr.end - box_w - 10, yr.end - box_h - 8);
+    let corners = [(lx, ly), (lx + box_w, ly + box_h)];
+    area.draw(&Rectangle::new(corners, bg.mix(0.85).filled()))?;
+    area.draw(&Rectangle::new(corners, fg.mix(0.35)))?;
     for (k, (m, _)) in rows.iter().enumerate() {
-        let y = ly + 4.0 + line_h * (k as f64 + 0.5);
-        p.line(&[(lx + 8.0, y), (lx + 26.0, y)], method_color(*m), 2.0);
-        p.text(legend_name(*m, short), lx + 34.0, y, fg, Anchor::Start);
+        let y = ly + 4 + line_h * k as i32 + line_h / 2;
+        area.draw(&PathElement::new(
+            [(lx + 8, y), (lx + 26, y)],
+            method_color(*m).stroke_width(2),
+        ))?;
+        area.draw(&Text::new(
+            legend_name(*m, short),
+            (lx + 34, y),
+            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
     }
-    XMap {
-        x0: x0 as i32,
-        x1: x1 as i32,
+    Ok(XMap {
+        x0: xr.start,
+        x1: xr.end,
         lo,
         hi,
-        y0: y0 as i32,
-        y1: y1 as i32,
+        y0: yr.start,
+        y1: yr.end,
         ylo,
         yhi,
-    }
+    })
 }
 
 /// A method's name in a legend: the practitioners' name, without its
@@ -247,83 +361,112 @@ fn legend_name(m: Method, short: bool) -> &'static str {
     }
 }
 
+/// The memory categories' colours: state, checkpoints, buffers,
+/// activations.
+const PARTS: [(&str, RGBColor); 4] = [
+    ("state", RGBColor(0x54, 0x70, 0xc6)),
+    ("checkpoints", RGBColor(0x91, 0xcc, 0x75)),
+    ("buffers", RGBColor(0xfa, 0xc8, 0x58)),
+    ("activations", RGBColor(0xee, 0x66, 0x66)),
+];
+
 /// The memory that stays on each GPU per method, stacked by category
 /// (state, checkpoints, buffers, activations), against the GPU's memory:
 /// a y axis in GiB with round ticks, a legend strip above the plot (it
 /// never covers a bar), the practitioners' method names under the bars.
-pub fn memory(
-    p: &mut impl Paint,
+pub fn memory<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
     bars: &[(Method, MemoryBreakdown, bool)],
     gpu_memory: f64,
     dark: bool,
-) {
-    let (fg, bg, grid) = if dark {
-        ("#e8e9ee", "#1b1d23", "#33363f")
-    } else {
-        ("#1b1d23", "#ffffff", "#e4e6eb")
-    };
-    let colors = ["#5470c6", "#91cc75", "#fac858", "#ee6666"];
-    let (w, h) = p.size();
-    p.rect(0.0, 0.0, w, h, bg);
+) -> Drawn<(), DB> {
+    let (fg, _) = theme(dark);
     let parts = |m: &MemoryBreakdown, offload: bool| m.on_gpu_parts(offload).map(|b| b.gib());
     let g = gpu_memory / GIB;
-    let top = bars
+    let top = (bars
         .iter()
         .map(|(_, m, o)| parts(m, *o).iter().sum::<f64>())
         .fold(g, f64::max)
-        * 1.12;
-    // The plot's box: y labels on the left, the legend above, names below.
-    let (x0, x1, y0, y1) = (64.0, w - 12.0, 44.0, h - 30.0);
-    let y_of = |v: f64| y1 - (v / top.max(f64::MIN_POSITIVE)) * (y1 - y0);
+        * 1.12)
+        .max(f64::MIN_POSITIVE);
     // Round ticks: 1, 2 or 5 × 10^k, about six of them.
     let step = crate::fmt::tick_step(top, 6.0);
-    let mut v = 0.0;
-    while v <= top {
-        let y = y_of(v);
-        p.rect(x0, y, x1 - x0, 1.0, grid);
-        p.text(&crate::fmt::tick(v), x0 - 6.0, y, fg, Anchor::End);
-        v += step;
-    }
-    p.text("GiB per GPU", 4.0, y0 - 14.0, fg, Anchor::Start);
-    p.rect(x0, y0, 1.0, y1 - y0, fg);
-    p.rect(x0, y1, x1 - x0, 1.0, fg);
-    let n = bars.len().max(1) as f64;
-    let bw = (x1 - x0) / n;
-    for (i, (m, mem, offload)) in bars.iter().enumerate() {
-        let left = x0 + (i as f64 + 0.2) * bw;
+    let ticks: Vec<f64> = (0..)
+        .map(|k| f64::from(k) * step)
+        .take_while(|v| *v <= top)
+        .collect();
+    let n = bars.len().max(1);
+    // The practitioners' names, without their parenthesis, under the bars.
+    let names: Vec<String> = bars
+        .iter()
+        .map(|(m, _, offload)| {
+            let name = m.label().split(" (").next().unwrap_or(m.name());
+            if *offload {
+                format!("{name} (offload)")
+            } else {
+                name.to_string()
+            }
+        })
+        .collect();
+    let x_label = |v: &f64| names.get(*v as usize).cloned().unwrap_or_default();
+    let y_label = |v: &f64| crate::fmt::tick(*v);
+    let chart = frame(
+        area,
+        Frame {
+            x: (
+                0.0..n as f64,
+                (0..bars.len()).map(|i| i as f64 + 0.5).collect(),
+            ),
+            y: (0.0..top, ticks),
+            x_label: &x_label,
+            y_label: &y_label,
+            x_desc: "",
+            y_desc: "GiB per GPU",
+            // The legend's strip above the plot.
+            room: [34, 12, 28, 60],
+            x_grid: false,
+        },
+        dark,
+    )?;
+    // Bars and labels in pixels (see the scaling chart).
+    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    for (i, (_, mem, offload)) in bars.iter().enumerate() {
+        let left = i as f64 + 0.2;
         let mut acc = 0.0;
-        for (j, part) in parts(mem, *offload).into_iter().enumerate() {
-            let (ya, yb) = (y_of(acc), y_of(acc + part));
-            p.rect(left, yb, 0.6 * bw, ya - yb, colors[j]);
+        for (part, (_, color)) in parts(mem, *offload).into_iter().zip(PARTS) {
+            area.draw(&Rectangle::new(
+                [px(left, acc + part), px(left + 0.6, acc)],
+                color.filled(),
+            ))?;
             acc += part;
         }
-        // The practitioners' name, without its parenthesis.
-        let name = m.label().split(" (").next().unwrap_or(m.name());
-        let label = if *offload {
-            format!("{name} (offload)")
-        } else {
-            name.to_string()
-        };
-        p.text(&label, left + 0.3 * bw, y1 + 14.0, fg, Anchor::Middle);
     }
     // The GPU's memory: a red line, its figure right-aligned above it.
-    let gy = y_of(g);
-    p.rect(x0, gy - 1.0, x1 - x0, 2.0, "#e03131");
-    p.text(
-        &format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory)),
-        x1 - 4.0,
-        gy - 10.0,
-        fg,
-        Anchor::End,
-    );
+    let red = RGBColor(0xe0, 0x31, 0x31);
+    let plot = chart.plotting_area();
+    plot.draw(&PathElement::new(
+        vec![(0.0, g), (n as f64, g)],
+        red.stroke_width(2),
+    ))?;
+    let (x, y) = px(n as f64, g);
+    let text = font(fg);
+    let label = format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory));
+    area.draw(&Text::new(
+        label.as_str(),
+        (x - 4, y - 3),
+        text.clone().pos(Pos::new(HPos::Right, VPos::Bottom)),
+    ))?;
     // The legend, in its own strip above the plot.
-    let mut x = x0;
-    for (j, name) in ["state", "checkpoints", "buffers", "activations"]
-        .into_iter()
-        .enumerate()
-    {
-        p.rect(x, 8.0, 14.0, 12.0, colors[j]);
-        p.text(name, x + 20.0, 14.0, fg, Anchor::Start);
-        x += 20.0 + p.width(name) + 18.0;
+    let (xr, _) = plot.get_pixel_range();
+    let mut x = xr.start;
+    for (name, color) in PARTS {
+        area.draw(&Rectangle::new([(x, 8), (x + 14, 20)], color.filled()))?;
+        area.draw(&Text::new(
+            name,
+            (x + 20, 14),
+            text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+        x += 20 + area.estimate_text_size(name, &text)?.0 as i32 + 18;
     }
+    Ok(())
 }

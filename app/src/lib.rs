@@ -7,5 +7,4 @@ pub mod charts;
 pub mod components;
 pub mod dom;
 pub mod fmt;
-pub mod paint;
 pub mod timeline;

@@ -116,59 +116,148 @@ fn chart_mapping_round_trips() {
     assert!(m.pixel(1e20, 1.0).is_none());
 }
 
-/// A painter that records what is drawn.
+/// A plotters backend that records what is drawn: paths with their
+/// colour, rectangles with their opacity, texts with their position.
 struct Record {
-    size: (f64, f64),
-    rects: Vec<(f64, f64, f64, f64, String)>,
-    texts: Vec<(String, f64, f64, plan3d_app::paint::Anchor)>,
-    lines: Vec<Vec<(f64, f64)>>,
+    size: (u32, u32),
+    log: std::rc::Rc<std::cell::RefCell<Log>>,
 }
 
-impl plan3d_app::paint::Paint for Record {
-    fn size(&self) -> (f64, f64) {
+/// A filled rectangle: corners, colour, opacity.
+type Rect = ((i32, i32), (i32, i32), (u8, u8, u8), f64);
+/// A path and its colour.
+type Path = (Vec<(i32, i32)>, (u8, u8, u8));
+
+/// What a [`Record`] saw.
+#[derive(Default)]
+struct Log {
+    rects: Vec<Rect>,
+    texts: Vec<(String, i32, i32)>,
+    paths: Vec<Path>,
+}
+
+/// `draw` on a recording backend of `size`: what it drew.
+fn record<T>(
+    size: (u32, u32),
+    draw: impl FnOnce(&plotters::prelude::DrawingArea<Record, plotters::coord::Shift>) -> T,
+) -> (T, Log) {
+    use plotters::prelude::IntoDrawingArea;
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Log::default()));
+    let area = Record {
+        size,
+        log: log.clone(),
+    }
+    .into_drawing_area();
+    let out = draw(&area);
+    drop(area);
+    let log = std::rc::Rc::try_unwrap(log).ok().unwrap().into_inner();
+    (out, log)
+}
+
+type Drawn = Result<(), plotters_backend::DrawingErrorKind<std::convert::Infallible>>;
+
+impl plotters_backend::DrawingBackend for Record {
+    type ErrorType = std::convert::Infallible;
+    fn get_size(&self) -> (u32, u32) {
         self.size
     }
-    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
-        self.rects.push((x, y, w, h, fill.to_string()));
+    fn ensure_prepared(&mut self) -> Drawn {
+        Ok(())
     }
-    fn text(&mut self, s: &str, x: f64, y: f64, _fill: &str, anchor: plan3d_app::paint::Anchor) {
-        self.texts.push((s.to_string(), x, y, anchor));
+    fn present(&mut self) -> Drawn {
+        Ok(())
     }
-    fn line(&mut self, points: &[(f64, f64)], _stroke: &str, _width: f64) {
-        self.lines.push(points.to_vec());
+    fn draw_pixel(&mut self, _: (i32, i32), _: plotters_backend::BackendColor) -> Drawn {
+        Ok(())
     }
-    fn width(&self, s: &str) -> f64 {
-        7.0 * s.chars().count() as f64
+    fn draw_line<S: plotters_backend::BackendStyle>(
+        &mut self,
+        from: (i32, i32),
+        to: (i32, i32),
+        style: &S,
+    ) -> Drawn {
+        self.log
+            .borrow_mut()
+            .paths
+            .push((vec![from, to], style.color().rgb));
+        Ok(())
+    }
+    fn draw_rect<S: plotters_backend::BackendStyle>(
+        &mut self,
+        a: (i32, i32),
+        b: (i32, i32),
+        style: &S,
+        fill: bool,
+    ) -> Drawn {
+        if fill {
+            let c = style.color();
+            self.log.borrow_mut().rects.push((a, b, c.rgb, c.alpha));
+        }
+        Ok(())
+    }
+    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Drawn {
+        let c = style.color().rgb;
+        self.log
+            .borrow_mut()
+            .paths
+            .push((path.into_iter().collect(), c));
+        Ok(())
+    }
+    fn draw_text<T: plotters_backend::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        _: &T,
+        pos: (i32, i32),
+    ) -> Drawn {
+        self.log
+            .borrow_mut()
+            .texts
+            .push((text.to_string(), pos.0, pos.1));
+        Ok(())
+    }
+    fn estimate_text_size<T: plotters_backend::BackendTextStyle>(
+        &self,
+        text: &str,
+        _: &T,
+    ) -> Result<(u32, u32), plotters_backend::DrawingErrorKind<std::convert::Infallible>> {
+        Ok((7 * text.chars().count() as u32, 13))
     }
 }
 
-/// The scaling chart drawn by hand: every curve inside the plot, a label
-/// per decade of parameters, and a legend inside the plot that covers no
-/// axis label — with the methods' short names on a phone-wide chart.
+/// The scaling chart through plotters: every curve inside the plot, a
+/// label per decade of parameters, and a legend inside the plot that
+/// covers no axis label — with the methods' short names on a phone-wide
+/// chart.
 #[wasm_bindgen_test]
 fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
     use plan3d_core::state::Inputs;
     let (i, _) = Inputs::from_query("assume=paper");
     let rows = plan3d_core::planner::scaling(&i).unwrap();
-    for width in [720.0, 330.0] {
-        let mut r = Record {
-            size: (width, 360.0),
-            rects: Vec::new(),
-            texts: Vec::new(),
-            lines: Vec::new(),
-        };
-        let m = plan3d_app::charts::scaling(&mut r, &rows, false);
-        let (x0, x1, y0, y1) = (
-            f64::from(m.x0),
-            f64::from(m.x1),
-            f64::from(m.y0),
-            f64::from(m.y1),
-        );
-        for l in &r.lines {
+    let colors: Vec<_> = rows
+        .iter()
+        .map(|(m, _)| {
+            let c = plan3d_app::charts::method_color(*m);
+            (c.0, c.1, c.2)
+        })
+        .collect();
+    for width in [720, 330] {
+        let (m, r) = record((width, 360), |a| {
+            plan3d_app::charts::scaling(a, &rows, false)
+        });
+        let m = m.unwrap();
+        let (x0, x1, y0, y1) = (m.x0, m.x1, m.y0, m.y1);
+        let curves: Vec<_> = r.paths.iter().filter(|p| colors.contains(&p.1)).collect();
+        // A curve per method, plus the legend's sample of each.
+        assert_eq!(curves.len(), 2 * rows.len(), "{width}");
+        for (l, _) in &curves {
             for &(x, y) in l {
                 assert!(
-                    x >= x0 - 0.5 && x <= x1 + 0.5 && y >= y0 - 0.5 && y <= y1 + 0.5,
-                    "{width}: ({x}, {y})"
+                    x >= x0 && x <= x1 && y >= y0 && y <= y1,
+                    "{width}: ({x}, {y}) outside {x0}..{x1} × {y0}..{y1}"
                 );
             }
         }
@@ -180,16 +269,14 @@ fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
             .collect();
         assert_eq!(decades.len() as f64, m.hi - m.lo + 1.0, "{decades:?}");
         // The legend's box: the translucent rectangle.
-        let legend = r.rects.iter().find(|b| b.4.starts_with("rgba")).unwrap();
+        let legend = r.rects.iter().find(|b| b.3 < 1.0 && b.3 > 0.0).unwrap();
+        let ((lx0, ly0), (lx1, ly1)) = (legend.0, legend.1);
         assert!(
-            legend.0 >= x0 && legend.0 + legend.2 <= x1,
+            lx0 >= x0 && lx1 <= x1 && ly0 >= y0 && ly1 <= y1,
             "{width}: {legend:?}"
         );
         for t in &r.texts {
-            let inside = t.1 > legend.0
-                && t.1 < legend.0 + legend.2
-                && t.2 > legend.1
-                && t.2 < legend.1 + legend.3;
+            let inside = t.1 > lx0 && t.1 < lx1 && t.2 > ly0 && t.2 < ly1;
             let in_legend =
                 t.0.contains("Megatron") || t.0.contains("ZeRO") || t.0.contains("layered");
             assert!(!inside || in_legend, "{width}: {} under the legend", t.0);
@@ -198,6 +285,70 @@ fn scaling_chart_keeps_its_legend_clear_of_the_labels() {
             .texts
             .iter()
             .any(|t| t.0 == "layered + modular (Lamy-Poirier)");
-        assert_eq!(full, width > 700.0, "{width}");
+        assert_eq!(full, width > 700, "{width}");
+    }
+}
+
+/// The memory chart through plotters: each bar's stacked parts reach its
+/// plan's total on the GiB axis, and the GPU's line sits at its memory.
+#[wasm_bindgen_test]
+fn memory_chart_bars_sum_to_their_totals() {
+    use plan3d_core::{state::Inputs, units::GIB};
+    let (i, _) = Inputs::from_query("assume=paper&model=x160");
+    let out = plan3d_core::planner::outputs(&i).unwrap();
+    let bars: Vec<_> = out
+        .plans
+        .iter()
+        .filter_map(|(m, p)| {
+            p.as_ref()
+                .ok()
+                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+        })
+        .collect();
+    assert!(bars.len() >= 2);
+    let gpu = out.hardware.gpu.memory.get();
+    let (drawn, r) = record((720, 300), |a| {
+        plan3d_app::charts::memory(a, &bars, gpu, false)
+    });
+    drawn.unwrap();
+    // The bars' parts: the four category colours, below the legend strip.
+    let parts = [
+        (0x54, 0x70, 0xc6),
+        (0x91, 0xcc, 0x75),
+        (0xfa, 0xc8, 0x58),
+        (0xee, 0x66, 0x66),
+    ];
+    let stacked: Vec<_> = r
+        .rects
+        .iter()
+        .filter(|b| parts.contains(&b.2) && b.0 .1 > 30)
+        .collect();
+    // The zero line and the GPU's line in pixels: the red path.
+    let red = r.paths.iter().find(|p| p.1 == (0xe0, 0x31, 0x31)).unwrap();
+    let gpu_y = f64::from(red.0[0].1);
+    let y_of = |b: &Rect| f64::from(b.1 .1);
+    let bottom = stacked.iter().map(|b| y_of(b)).fold(f64::MIN, f64::max);
+    for (k, (_, mem, offload)) in bars.iter().enumerate() {
+        let total = mem
+            .on_gpu_parts(*offload)
+            .iter()
+            .map(|b| b.get())
+            .sum::<f64>();
+        // This bar's parts: the k-th group of bars by left edge.
+        let mut lefts: Vec<i32> = stacked.iter().map(|b| b.0 .0).collect();
+        lefts.sort();
+        lefts.dedup();
+        let top = stacked
+            .iter()
+            .filter(|b| b.0 .0 == lefts[k])
+            .map(|b| f64::from(b.0 .1))
+            .fold(f64::MAX, f64::min);
+        let ratio = (bottom - top) / (bottom - gpu_y);
+        assert!(
+            (ratio - total / gpu).abs() < 0.02 * (total / gpu).max(1.0) + 2.0 / (bottom - gpu_y),
+            "bar {k}: {ratio} of the GPU's height, memory {} of {} GiB",
+            total / GIB,
+            gpu / GIB
+        );
     }
 }

@@ -4,8 +4,10 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use crate::app::OutputsMemo;
+use crate::backend::Measured;
 use crate::charts::{self};
 use crate::dom::{dark_mode, refit, relayout};
+use plotters::prelude::IntoDrawingArea;
 
 /// Memory per GPU of each method's plan against the GPU's memory.
 #[component]
@@ -34,8 +36,10 @@ pub fn MemoryChart(
         });
         let Some(c) = mem_canvas.get() else { return };
         crate::dom::after_updates(move || {
-            if let Some(mut p) = crate::paint::Canvas::new(&c) {
-                charts::memory(&mut p, &bars, gpu_mem, dark_mode());
+            if let Some(b) = Measured::canvas(c) {
+                let area = b.into_drawing_area();
+                let _ = charts::memory(&area, &bars, gpu_mem, dark_mode());
+                let _ = area.present();
             }
         });
     });

@@ -9,10 +9,12 @@ use plan3d_core::{
 };
 
 use crate::app::{shown, OptimumSignal, OutputsMemo, ScalingRows, Shared};
+use crate::backend::Measured;
 use crate::charts::{self, XMap};
 use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
 use crate::timeline::{self};
+use plotters::prelude::IntoDrawingArea;
 
 /// Where the plan shown sits on the scaling chart: its days, and under
 /// practice its days on the chart's token rule (a plan's time is its steps,
@@ -74,8 +76,12 @@ pub fn Scaling(
         );
         let s = scaling.get();
         let Some(c) = scale_canvas.get() else { return };
-        if let (Some(mut p), Ok(rows)) = (crate::paint::Canvas::new(&c), s.0.as_ref()) {
-            xmap.set(charts::scaling(&mut p, rows, dark_mode()));
+        if let (Some(b), Ok(rows)) = (Measured::canvas(c.clone()), s.0.as_ref()) {
+            let area = b.into_drawing_area();
+            if let Ok(map) = charts::scaling(&area, rows, dark_mode()) {
+                xmap.set(map);
+            }
+            let _ = area.present();
         }
     });
     Effect::new(move |_| {

@@ -8,8 +8,11 @@ use plan3d_core::{
 };
 
 use crate::app::{OptimumSignal, OutputsMemo, PlanTimeline, ScalingRows, Shared};
-use crate::charts::{self};
+use crate::backend::Measured;
+use crate::charts::{self, Drawn};
 use crate::dom::{download_canvas, download_text, page_base};
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
 
 /// This browser's localStorage, if it allows it.
 pub fn local_storage() -> Option<web_sys::Storage> {
@@ -125,9 +128,9 @@ pub fn Share(
             "scaling" => {
                 let s = scaling_now();
                 let Ok(rows) = (*s.0).as_ref() else { return };
-                let mut p = crate::paint::Svg::new((720.0, 360.0));
-                charts::scaling(&mut p, rows, false);
-                p.finish()
+                svg((720, 360), |area| {
+                    charts::scaling(area, rows, false).map(|_| ())
+                })
             }
             _ => {
                 let o = outputs.get_untracked();
@@ -141,9 +144,8 @@ pub fn Share(
                             .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
                     })
                     .collect();
-                let mut p = crate::paint::Svg::new((720.0, 300.0));
-                charts::memory(&mut p, &bars, out.hardware.gpu.memory.get(), false);
-                p.finish()
+                let gpu = out.hardware.gpu.memory.get();
+                svg((720, 300), |area| charts::memory(area, &bars, gpu, false))
             }
         };
         let svg = match svg.find('>') {
@@ -258,4 +260,19 @@ pub fn Share(
             </div>
         </section>
     }
+}
+
+/// A chart drawn by plotters' SVG backend (text measured on a detached
+/// canvas, see [`Measured`]), as an SVG document.
+fn svg<'a>(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<Measured<'_>, Shift>) -> Drawn<(), Measured<'a>>,
+) -> String {
+    let mut out = String::new();
+    if let Some(b) = Measured::svg(&mut out, size) {
+        let area = b.into_drawing_area();
+        let _ = draw(&area);
+        let _ = area.present();
+    }
+    out
 }
