@@ -720,3 +720,70 @@ fn layout_keys_round_trip_and_clear() {
     assert!(j.set_field("tp", "eight").is_err());
     assert_eq!(j.layout.tensor, Some(8));
 }
+
+/// The CSV exports write each row's fields themselves; they hold what
+/// serde writes, field for field: each column is the row's JSON field of
+/// that name, a number as Rust prints it, null empty (the reference below
+/// is the serializer the CSV once went through).
+#[cfg(feature = "serde")]
+#[test]
+fn csv_cells_are_the_rows_json_fields() {
+    use plan3d_core::export;
+    use serde_json::Value;
+    fn reference(v: &Value) -> String {
+        let s = match v {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => format!("{u}"),
+                (None, Some(i), _) => format!("{i}"),
+                (None, None, Some(x)) => format!("{x}"),
+                _ => String::new(),
+            },
+            other => other.to_string(),
+        };
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s
+        }
+    }
+    fn check<T: serde::Serialize>(csv: &str, columns: &[&str], rows: &[T]) {
+        let lines: Vec<&str> = csv.lines().skip(2).collect();
+        assert_eq!(lines.len(), rows.len());
+        for (line, row) in lines.iter().zip(rows) {
+            let v = serde_json::to_value(row).unwrap();
+            let want: Vec<String> = columns.iter().map(|c| reference(&v[*c])).collect();
+            assert_eq!(*line, want.join(","));
+            // Every column is a field of the row.
+            for c in columns {
+                assert!(v.get(*c).is_some(), "{c}");
+            }
+        }
+    }
+    for q in [
+        "assume=paper&model=x160&node=16",
+        "model=llama-3.1-405b&gpu=h100-sxm&gpus=16384&tokens=15.6T",
+        // No plan for any method: the error column, with its commas.
+        "model=llama-3.1-405b&gpu=h100-sxm&gpus=8&act=none",
+    ] {
+        let (i, _) = Inputs::from_query(q);
+        let o = outputs(&i).unwrap();
+        let opt = planner::optimum(&i);
+        let e = export::PlansExport::new(&i, &o, Some(&opt));
+        check(
+            &export::plans_csv(&i, &o, Some(&opt)),
+            &export::PLAN_COLUMNS,
+            &e.plans,
+        );
+        if q.contains("paper") {
+            let rows = scaling(&i).unwrap();
+            let e = export::SweepExport::new(&i, &rows);
+            check(
+                &export::sweep_csv(&i, &rows),
+                &export::SWEEP_COLUMNS,
+                &e.rows,
+            );
+        }
+    }
+}
