@@ -198,60 +198,61 @@ pub fn Controls(
                         }
                         set(false, Box::new(move |i| *i = next));
                     } />
-                <Show when=custom>
-                    <div class="p3-grid2">
-                        {[
-                            ("seq", "Sequence"),
-                            ("heads", "Heads"),
-                            ("head", "Head size"),
-                            ("layers", "Layers"),
-                            ("ffn", "FFN size"),
-                            ("kv", "KV heads"),
-                            ("vocab", "Vocabulary"),
-                            ("experts", "Experts (MoE)"),
-                            ("topk", "Experts per token"),
-                            ("effn", "Expert FFN size"),
-                            ("shared", "Shared experts"),
-                            ("dense", "Dense layers first"),
-                        ]
-                            .into_iter()
-                            .map(|(key, label)| {
-                                // The field shows the custom shape's own value; an
-                                // optional one is empty when it takes its default.
-                                let get = move || {
-                                    inputs.with(|i| match i.model {
-                                        ModelChoice::Custom(c) => c.get(key),
-                                        _ => None,
-                                    })
-                                };
-                                let placeholder = match key {
-                                    "ffn" => "4 × width",
-                                    "kv" => "= heads",
-                                    "vocab" => "none",
-                                    "experts" => "dense",
-                                    "topk" => "1",
-                                    "effn" => "= FFN size",
-                                    "shared" | "dense" => "0",
-                                    _ => "",
-                                };
-                                view! {
-                                    <label>{label}
-                                        <input type="number" min="1" data-testid=format!("custom-{key}") placeholder=placeholder
-                                            prop:value=move || get().unwrap_or_default()
-                                            on:input=move |e| typed(key, event_target_value(&e))
-                                            on:change=move |e| committed(key, event_target_value(&e)) />
-                                    </label>
-                                }
-                            })
-                            .collect_view()}
-                        <label class="p3-check">
-                            <input type="checkbox" data-testid="custom-gated"
-                                prop:checked=move || inputs.with(|i| matches!(i.model, ModelChoice::Custom(c) if c.gated))
-                                on:change=move |e| committed("gated", if event_target_checked(&e) { "1".into() } else { "0".into() }) />
-                            " gated MLP (SwiGLU)"
-                        </label>
-                    </div>
-                </Show>
+                // Built once and hidden unless the shape is custom: leptos'
+                // <Show> (its children rebuilt as a closure) cost 5.6 KB of
+                // gzipped wasm for this one grid.
+                <div class="p3-grid2" class:p3-hidden=move || !custom()>
+                    {[
+                        ("seq", "Sequence"),
+                        ("heads", "Heads"),
+                        ("head", "Head size"),
+                        ("layers", "Layers"),
+                        ("ffn", "FFN size"),
+                        ("kv", "KV heads"),
+                        ("vocab", "Vocabulary"),
+                        ("experts", "Experts (MoE)"),
+                        ("topk", "Experts per token"),
+                        ("effn", "Expert FFN size"),
+                        ("shared", "Shared experts"),
+                        ("dense", "Dense layers first"),
+                    ]
+                        .into_iter()
+                        .map(|(key, label)| {
+                            // The field shows the custom shape's own value; an
+                            // optional one is empty when it takes its default.
+                            let get = move || {
+                                inputs.with(|i| match i.model {
+                                    ModelChoice::Custom(c) => c.get(key),
+                                    _ => None,
+                                })
+                            };
+                            let placeholder = match key {
+                                "ffn" => "4 × width",
+                                "kv" => "= heads",
+                                "vocab" => "none",
+                                "experts" => "dense",
+                                "topk" => "1",
+                                "effn" => "= FFN size",
+                                "shared" | "dense" => "0",
+                                _ => "",
+                            };
+                            view! {
+                                <label>{label}
+                                    <input type="number" min="1" data-testid=format!("custom-{key}") placeholder=placeholder
+                                        prop:value=move || get().unwrap_or_default()
+                                        on:input=move |e| typed(key, event_target_value(&e))
+                                        on:change=move |e| committed(key, event_target_value(&e)) />
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                    <label class="p3-check">
+                        <input type="checkbox" data-testid="custom-gated"
+                            prop:checked=move || inputs.with(|i| matches!(i.model, ModelChoice::Custom(c) if c.gated))
+                            on:change=move |e| committed("gated", if event_target_checked(&e) { "1".into() } else { "0".into() }) />
+                        " gated MLP (SwiGLU)"
+                    </label>
+                </div>
                 <p class="p3-hint">{move || shape().map(|m| format!(
                     "{} layers × width {} ({} heads of {}{}{}), FFN {}{}{}, sequence {}, critical batch {:.0} (eq. 2)",
                     m.layers, m.width(), m.heads, m.head_size,
