@@ -373,7 +373,9 @@ const PARTS: [(&str, RGBColor); 4] = [
 /// The memory that stays on each GPU per method, stacked by category
 /// (state, checkpoints, buffers, activations), against the GPU's memory:
 /// a y axis in GiB with round ticks, a legend strip above the plot (it
-/// never covers a bar), the practitioners' method names under the bars.
+/// never covers a bar; two rows on a phone), the practitioners' method
+/// names under the bars (their first words where the full ones would
+/// collide).
 pub fn memory<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     bars: &[(Method, MemoryBreakdown, bool)],
@@ -396,18 +398,49 @@ pub fn memory<DB: DrawingBackend>(
         .take_while(|v| *v <= top)
         .collect();
     let n = bars.len().max(1);
-    // The practitioners' names, without their parenthesis, under the bars.
+    let text = font(fg);
+    // The practitioners' names under the bars, without their parenthesis;
+    // where the widest would run into its neighbour (a phone), the first
+    // word alone ("Megatron", "ZeRO-3", "layered").
+    let name_of = |m: Method, offload: bool, short: bool| {
+        let l = m.label();
+        let name = if short {
+            l.split(' ').next().unwrap_or(l).trim_end_matches("-style")
+        } else {
+            l.split(" (").next().unwrap_or(l)
+        };
+        match (offload, short) {
+            (false, _) => name.to_string(),
+            (true, false) => format!("{name} (offload)"),
+            (true, true) => format!("{name} (off.)"),
+        }
+    };
+    let (w, _) = area.dim_in_pixel();
+    let bar_w = (f64::from(w) - 76.0) / n as f64;
+    let mut widest = 0;
+    for (m, _, offload) in bars {
+        widest = widest.max(
+            area.estimate_text_size(&name_of(*m, *offload, false), &text)?
+                .0,
+        );
+    }
+    let short = f64::from(widest) > 0.95 * bar_w;
     let names: Vec<String> = bars
         .iter()
-        .map(|(m, _, offload)| {
-            let name = m.label().split(" (").next().unwrap_or(m.name());
-            if *offload {
-                format!("{name} (offload)")
-            } else {
-                name.to_string()
-            }
-        })
+        .map(|(m, _, offload)| name_of(*m, *offload, short))
         .collect();
+    // The legend above the plot: one strip, or two rows where one does not
+    // fit (a phone).
+    let mut keys = Vec::new();
+    let (mut x, mut y) = (64, 14);
+    for (name, color) in PARTS {
+        let kw = 20 + area.estimate_text_size(name, &text)?.0 as i32;
+        if x + kw > w as i32 - 8 && x > 64 {
+            (x, y) = (64, y + 18);
+        }
+        keys.push((x, y, name, color));
+        x += kw + 18;
+    }
     let x_label = |v: &f64| names.get(*v as usize).cloned().unwrap_or_default();
     let y_label = |v: &f64| crate::fmt::tick(*v);
     let chart = frame(
@@ -423,7 +456,7 @@ pub fn memory<DB: DrawingBackend>(
             x_desc: "",
             y_desc: "GiB per GPU",
             // The legend's strip above the plot.
-            room: [34, 12, 28, 60],
+            room: [y as u32 + 20, 12, 28, 60],
             x_grid: false,
         },
         dark,
@@ -449,24 +482,22 @@ pub fn memory<DB: DrawingBackend>(
         red.stroke_width(2),
     ))?;
     let (x, y) = px(n as f64, g);
-    let text = font(fg);
     let label = format!("GPU memory {} GiB", crate::fmt::gib(gpu_memory));
     area.draw(&Text::new(
         label.as_str(),
         (x - 4, y - 3),
         text.clone().pos(Pos::new(HPos::Right, VPos::Bottom)),
     ))?;
-    // The legend, in its own strip above the plot.
-    let (xr, _) = plot.get_pixel_range();
-    let mut x = xr.start;
-    for (name, color) in PARTS {
-        area.draw(&Rectangle::new([(x, 8), (x + 14, 20)], color.filled()))?;
+    for (x, y, name, color) in keys {
+        area.draw(&Rectangle::new(
+            [(x, y - 6), (x + 14, y + 6)],
+            color.filled(),
+        ))?;
         area.draw(&Text::new(
             name,
-            (x + 20, 14),
+            (x + 20, y),
             text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
-        x += 20 + area.estimate_text_size(name, &text)?.0 as i32 + 18;
     }
     Ok(())
 }

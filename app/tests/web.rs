@@ -352,3 +352,52 @@ fn memory_chart_bars_sum_to_their_totals() {
         );
     }
 }
+
+/// On a phone-wide memory chart the names under the bars do not run into
+/// each other, and the legend's four keys all fit, in two rows if need be.
+#[wasm_bindgen_test]
+fn memory_chart_fits_a_phone() {
+    use plan3d_core::state::Inputs;
+    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=16384");
+    let out = plan3d_core::planner::outputs(&i).unwrap();
+    let bars: Vec<_> = out
+        .plans
+        .iter()
+        .filter_map(|(m, p)| {
+            p.as_ref()
+                .ok()
+                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+        })
+        .collect();
+    assert_eq!(bars.len(), 3);
+    let gpu = out.hardware.gpu.memory.get();
+    for width in [720, 330] {
+        let (drawn, r) = record((width, 300), |a| {
+            plan3d_app::charts::memory(a, &bars, gpu, false)
+        });
+        drawn.unwrap();
+        // The names under the bars: the texts below the plot, centred.
+        let shown = || r.texts.iter().filter(|t| !t.0.is_empty());
+        let bottom = shown().map(|t| t.2).max().unwrap();
+        let mut names: Vec<(f64, f64)> = shown()
+            .filter(|t| t.2 == bottom)
+            .map(|t| {
+                let half = 3.5 * t.0.chars().count() as f64;
+                (f64::from(t.1) - half, f64::from(t.1) + half)
+            })
+            .collect();
+        assert_eq!(names.len(), 3, "{width}");
+        names.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for w in names.windows(2) {
+            assert!(w[0].1 < w[1].0, "{width}: names overlap: {names:?}");
+        }
+        for key in ["state", "checkpoints", "buffers", "activations"] {
+            let t = r.texts.iter().find(|t| t.0 == key).expect(key);
+            assert!(
+                t.1 + 7 * key.len() as i32 <= width as i32,
+                "{width}: {key} at {}",
+                t.1
+            );
+        }
+    }
+}

@@ -91,13 +91,13 @@ pub fn NetworkNeeds(
             <h2 id="p3-net-h">"Network of the "{move || selected().map_or("", |p| planner::method_label(p.method, practice(), false))}" plan"</h2>
             <div class="p3-scroll" class:p3-hidden=move || !practice()>
                 <p class="p3-note">"Each kind of traffic and the time it adds to a step once overlap has hidden what it can (the practice model's step)."</p>
-                <table class="p3-table" data-testid="exposed">
+                <table class="p3-table p3-wrap" data-testid="exposed">
                     <thead><tr><th>"traffic"</th><th>"link"</th><th>"exposed per step"</th><th>"of the step"</th></tr></thead>
                     <tbody inner_html=exposed_view></tbody>
                 </table>
             </div>
             <div class="p3-scroll" class:p3-hidden=practice>
-                <table class="p3-table" data-testid="needs">
+                <table class="p3-table p3-wrap" data-testid="needs">
                     <thead><tr><th>"transfer"</th><th>"link"</th><th>"equation"</th><th>"needs"</th><th>"has"</th><th>"status"</th></tr></thead>
                     <tbody>{needs_view}</tbody>
                 </table>

@@ -112,8 +112,10 @@ fn figures_html(r: &Run) -> String {
     for n in &r.notes {
         let _ = write!(h, "<p class=\"p3-note\" data-testid=\"run-note\">{n}</p>");
     }
-    // The strip: 1000 × 40 user units, ramp phases as bands, expected
-    // interruptions as ticks.
+    // The strip: 1000 × 40 user units stretched to the card's width, ramp
+    // phases as bands, expected interruptions as ticks. The bands' batches
+    // are said in the caption: text inside a stretched SVG is stretched
+    // too (unreadable on a phone).
     let _ = write!(
         h,
         "<figure class=\"p3-run__strip\"><svg viewBox=\"0 0 1000 40\" preserveAspectRatio=\"none\" \
@@ -132,13 +134,6 @@ fn figures_html(r: &Run) -> String {
              <title>{batch} tokens per step</title></rect>",
             k % 3
         );
-        if w > 90.0 {
-            let _ = write!(
-                h,
-                "<text x=\"{:.1}\" y=\"21\" class=\"p3-run__label\">{batch} tokens per step</text>",
-                x + 4.0
-            );
-        }
     }
     // The checkpoints as short ticks under the bands, one path.
     if !strip.checkpoints.is_empty() {
@@ -169,9 +164,21 @@ fn figures_html(r: &Run) -> String {
     } else {
         String::new()
     };
+    let batches: Vec<String> = strip.phases.iter().map(|p| fmt::big(p.2)).collect();
+    let batch = if batches.len() > 1 {
+        format!(
+            "Batch ramp (the bands, left to right): {} tokens per step. ",
+            batches.join(" → ")
+        )
+    } else {
+        batches
+            .first()
+            .map(|b| format!("Batch: {b} tokens per step. "))
+            .unwrap_or_default()
+    };
     let _ = write!(
         h,
-        "</svg><figcaption>{} of training; {:.0} expected interruptions (one every {} h){per_mark}; \
+        "</svg><figcaption>{batch}{} of training; {:.0} expected interruptions (one every {} h){per_mark}; \
          a checkpoint of {} s every {} steps{per_tick}. Lost: {} h to checkpoints, {} h redone, {} h \
          restarting.</figcaption></figure>",
         fmt::duration(r.ideal_days()),

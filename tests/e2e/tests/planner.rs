@@ -724,6 +724,19 @@ fn the_whole_run_card() {
     );
     assert_eq!(marks[0], 1);
     assert!(marks[1].as_u64().unwrap() > 0);
+    // The band's batch is said in the caption, not drawn in the stretched
+    // SVG (where a phone squeezed it unreadable).
+    let caption = b.exec(
+        "const s = document.querySelector('[data-testid=run-strip]');
+         return [s.querySelectorAll('text').length, s.parentElement.querySelector('figcaption').textContent];",
+        &[],
+    );
+    assert_eq!(caption[0], 0);
+    let caption = caption[1].as_str().unwrap();
+    assert!(
+        caption.starts_with("Batch: ") && caption.contains(" tokens per step. "),
+        "{caption}"
+    );
     // A price: the cost follows it, and the URL keeps it.
     let cost0 = b.text("run-cost");
     set(&b, "run-price", "5", "change");
