@@ -261,6 +261,12 @@ pub(crate) struct PracticeArgs {
     /// (Megatron-LM 2021; practice overlaps it in buckets)
     #[arg(long)]
     pub(crate) no_overlap_data: bool,
+    /// The head's work in layers in the pipeline split: the last stage
+    /// holds this many layers fewer than an even split of layers and head
+    /// (Megatron-Core's --decoder-last-pipeline-num-layers); 0 splits the
+    /// layers evenly. Default: the head's flops in layers, rounded
+    #[arg(long)]
+    pub(crate) head_layers: Option<u32>,
 }
 
 impl PracticeArgs {
@@ -291,6 +297,7 @@ impl PracticeArgs {
             attention: self.attention.clone(),
             overlap_tensor: self.no_overlap_tensor.then_some(false),
             overlap_data: self.no_overlap_data.then_some(false),
+            head_layers: self.head_layers,
         }
     }
 }

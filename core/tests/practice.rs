@@ -146,9 +146,86 @@ fn interleaved_bubble_and_in_flight() {
     );
     // 126 layers over 16 stages (Llama 3.1 405B): 8 on the first 14, 7 on
     // the last two, 126 in all.
-    let per: Vec<u32> = (0..16).map(|i| stage_layers(126, 16, 1, i)).collect();
+    let per: Vec<u32> = (0..16).map(|i| stage_layers(126, 16, 1, 0, i)).collect();
     assert_eq!(per.iter().sum::<u32>(), 126);
     assert_eq!((per[0], per[15]), (8, 7));
+}
+
+/// The pipeline split with the head counted in layers: layers + head cut
+/// evenly, the last stage holding the head in place of that many layers,
+/// every layer placed once, the last stage never emptied.
+#[test]
+fn the_head_counts_in_the_pipeline_split() {
+    use plan3d_core::cost::step::{balanced_head, chunk_layers, device_layers};
+    // DeepSeek-V3: 61 layers, 16 stages, the head worth one layer: 62
+    // units, 14 of 4 (the last's: 3 layers + head) and two of 3.
+    let per: Vec<u32> = (0..16).map(|i| stage_layers(61, 16, 1, 1, i)).collect();
+    assert_eq!(per.iter().sum::<u32>(), 61);
+    assert_eq!(
+        (per[0], per[12], per[13], per[14], per[15]),
+        (4, 4, 3, 3, 3)
+    );
+    // Over 32 stages: 62 units, the last 1 layer + head, none above 2.
+    let per: Vec<u32> = (0..32).map(|i| stage_layers(61, 32, 1, 1, i)).collect();
+    assert_eq!(per.iter().sum::<u32>(), 61);
+    assert_eq!((per[0], per[31]), (2, 1));
+    assert!(per.iter().all(|&l| l <= 2));
+    // A head worth more than a stage's share leaves the last stage one
+    // layer.
+    assert_eq!(chunk_layers(8, 4, 9, 3), 1);
+    assert_eq!((0..4).map(|j| chunk_layers(8, 4, 9, j)).sum::<u32>(), 8);
+    for (layers, chunks, head) in [(61, 16, 1), (126, 16, 2), (32, 8, 4), (5, 5, 3), (7, 1, 3)] {
+        let all: Vec<u32> = (0..chunks)
+            .map(|j| chunk_layers(layers, chunks, head, j))
+            .collect();
+        assert_eq!(all.iter().sum::<u32>(), layers, "{layers} {chunks} {head}");
+        assert!(all[chunks as usize - 1] >= 1);
+        // Evenly: no two chunks' work (the last's with its head) apart by
+        // more than a layer, unless the head alone outweighs a share.
+        let work: Vec<u32> = all
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| l + if j + 1 == chunks as usize { head } else { 0 })
+            .collect();
+        let (lo, hi) = (work.iter().min().unwrap(), work.iter().max().unwrap());
+        assert!(hi - lo <= 1 || all[chunks as usize - 1] == 1, "{work:?}");
+    }
+    // The head's worth: DeepSeek-V3's 129 K × 7 168 head with full
+    // recomputation is one layer; Llama 3.1 8B's 128 K × 4 096 head, one
+    // (3 × 1.05 against 4 × 0.57 Gflop a token); GPT-3's 51 K × 12 288
+    // head, none.
+    let cfg = |pipe, activation| Config {
+        pipe,
+        activation,
+        ..Config::default()
+    };
+    let full = cfg(16, ActivationModel::Full);
+    let work = plan3d_core::cost::assumptions::WorkCount::AllGemms;
+    let shape = |name: &str| plan3d_core::model::preset(name).unwrap();
+    assert_eq!(balanced_head(&shape("deepseek-v3"), &full, work), 1);
+    assert_eq!(balanced_head(&shape("gpt-3"), &full, work), 0);
+    assert_eq!(balanced_head(&shape("llama-3.1-8b"), &full, work), 1);
+    assert_eq!(
+        balanced_head(&shape("deepseek-v3"), &cfg(1, ActivationModel::Full), work),
+        0
+    );
+    // Under ZB-V the head's chunk sits on device 0, with the first chunk:
+    // the remainder's extra layers go elsewhere, and no device's work
+    // (device 0's with the head) is more than a layer apart.
+    let v = Config {
+        pipe: 4,
+        head_layers: 2,
+        pipeline_schedule: plan3d_core::cost::PipelineSchedule::ZbV,
+        ..Config::default()
+    };
+    let per: Vec<u32> = (0..4).map(|i| device_layers(32, &v, i)).collect();
+    assert_eq!(per.iter().sum::<u32>(), 32);
+    assert_eq!(per, [7, 9, 8, 8]);
+    let work = [per[0] + 2, per[1], per[2], per[3]];
+    assert!(
+        work.iter().max().unwrap() - work.iter().min().unwrap() <= 1,
+        "{work:?}"
+    );
 }
 
 /// A ring all-reduce moves 2(n−1)/n of the data through each GPU: 1 GB over

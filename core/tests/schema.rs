@@ -195,6 +195,7 @@ proptest! {
                 attention: v.map(|x| if x == 1 { "materialized".into() } else { "flash".into() }),
                 overlap_tensor: v.map(|x| x != 2),
                 overlap_data: v.map(|x| x != 3),
+                head_layers: v.filter(|&x| x == 3).map(|_| 1),
             },
         };
         round_trip(&r);

@@ -495,6 +495,7 @@ fn evaluation_of(
             .unwrap_or_default(),
         context: p.context_parallel.unwrap_or(1),
         expert: p.expert_parallel.unwrap_or(1),
+        head_layers: 0,
     };
     if let Some(rc) = &p.recompute {
         let r = recompute(rc)?;
@@ -508,6 +509,13 @@ fn evaluation_of(
         cfg.activation = r;
     } else if practice && cfg.activation == ActivationModel::Paper {
         cfg.activation = ActivationModel::None;
+    }
+    // Practice splits the pipeline with the head counted in layers unless
+    // told otherwise (the paper splits layers evenly).
+    if practice {
+        cfg.head_layers = p
+            .head_layers
+            .unwrap_or_else(|| crate::cost::step::balanced_head(&m, &cfg, a.work));
     }
     if p.zero.is_some() && !cfg.method.admits(cfg.zero) {
         return Err(ApiError(cfg.method.zero_refusal().into()));
@@ -619,6 +627,7 @@ fn plan_with(
             context: p.context_parallel,
             global_batch: p.global_batch,
             expert: p.expert_parallel,
+            head_layers: p.head_layers,
             zero_bubble: p
                 .pipeline_schedule
                 .as_deref()
@@ -697,6 +706,7 @@ fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("attention", p.attention.is_some()),
         ("overlap_tensor", p.overlap_tensor.is_some()),
         ("overlap_data", p.overlap_data.is_some()),
+        ("head_layers", p.head_layers.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))
@@ -739,6 +749,7 @@ fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         zero_r: zero_r(&e.zero_r)?,
         context: e.context_parallel,
         expert: e.expert_parallel,
+        head_layers: e.head_layers,
     })
 }
 

@@ -392,6 +392,11 @@ pub struct EvaluationReport {
     pub context_parallel: u32,
     /// Expert-parallel degree (1: none).
     pub expert_parallel: u32,
+    /// The head's work in layers in the pipeline split: the last stage
+    /// holds this many layers fewer than an even split of layers and head
+    /// gives it (practice; 0: layers split evenly).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub head_layers: u32,
     /// One step, seconds.
     pub step_seconds: f64,
     /// Tokens per second.
@@ -505,6 +510,7 @@ impl EvaluationReport {
             precision: e.compute.name().to_string(),
             context_parallel: c.context,
             expert_parallel: c.expert,
+            head_layers: c.head_layers,
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,
             tokens: e.tokens,

@@ -178,6 +178,13 @@ pub struct PracticeRequest {
     /// (Megatron-LM 2021).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub overlap_data: Option<bool>,
+    /// The head's work in layers in the pipeline split: the last stage
+    /// holds this many layers fewer than an even split of layers and head
+    /// gives it (Megatron-Core's `--decoder-last-pipeline-num-layers`);
+    /// `0` splits the layers evenly. Default: the head's flops in layers,
+    /// rounded (`cost::step::balanced_head`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub head_layers: Option<u32>,
 }
 
 impl Default for PracticeRequest {
@@ -201,6 +208,7 @@ impl Default for PracticeRequest {
             attention: None,
             overlap_tensor: None,
             overlap_data: None,
+            head_layers: None,
         }
     }
 }

@@ -357,6 +357,13 @@ pub struct Config {
     /// rest). 1: every GPU holds every expert.
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub expert: u32,
+    /// The head's work in layers, for the pipeline split (practice): the
+    /// last stage holds this many layers fewer than an even split of
+    /// layers and head would give it ([`crate::cost::step::chunk_layers`];
+    /// Megatron-Core's `--decoder-last-pipeline-num-layers`). 0: layers
+    /// split evenly, the head on top (the paper).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub head_layers: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -382,6 +389,7 @@ impl Default for Config {
             zero_r: ZeroR::None,
             context: 1,
             expert: 1,
+            head_layers: 0,
         }
     }
 }

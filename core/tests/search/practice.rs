@@ -85,7 +85,7 @@ fn brute_with(
                                 }
                                 let eps = if m.experts.is_some() { d * cp } else { 1 };
                                 for ep in 1..=eps {
-                                    let cfg = Config {
+                                    let mut cfg = Config {
                                         expert: ep as u32,
                                         data: d as u32,
                                         pipe: p as u32,
@@ -101,6 +101,10 @@ fn brute_with(
                                         context: cp as u32,
                                         ..Config::default()
                                     };
+                                    // The head counted in the split, as
+                                    // practice does.
+                                    cfg.head_layers =
+                                        plan3d_core::cost::step::balanced_head(m, &cfg, a.work);
                                     let Ok(e) = evaluate_with(m, hw, &cfg, a) else {
                                         continue;
                                     };
@@ -555,9 +559,11 @@ fn practice_search_with_zero_bubble_is_brute_force() {
     assert!(found_zbv, "no case chose ZB-V");
 }
 
-/// With the pipeline fixed at 4 stages, `any` schedule picks DualPipe where
-/// its smaller bubble outweighs its doubled weights, and the plan is no
-/// slower than every schedule evaluated at the same degrees.
+/// With the pipeline fixed at 4 stages (its layers split evenly: a split
+/// that counts this small model's head lets 1F1B win), `any` schedule
+/// picks DualPipe where its smaller bubble outweighs its doubled weights,
+/// and the plan is no slower than every schedule evaluated at the same
+/// degrees.
 #[test]
 fn dualpipe_where_the_pipeline_is_fixed() {
     let m = small(8, 2, 8, 4096, 64);
@@ -571,6 +577,7 @@ fn dualpipe_where_the_pipeline_is_fixed() {
         pipe: Some(4),
         global_batch: Some(32),
         zero_bubble: true,
+        head_layers: Some(0),
         ..Space::default()
     };
     let best = practice(&m, &hw, Parallelism::ThreeD, &c, &space, &a)

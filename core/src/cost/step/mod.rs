@@ -22,8 +22,8 @@ pub use activations::{
     activation_bytes_per_token, checkpoint_per_token, fp8_saved_per_token, kept_per_token,
 };
 pub use placement::{
-    bubble_fraction, chunks_per_device, device_layers, holds_head, in_flight, stage_layers,
-    v_shaped,
+    bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,
+    stage_layers, v_shaped,
 };
 pub use time::{KernelClass, StepTime};
 
@@ -57,6 +57,29 @@ pub fn logit_forward_flops_per_token(model: &ModelShape, work: WorkCount) -> f64
     match (work, model.vocab) {
         (WorkCount::AllGemms, Some(v)) => 2.0 * f64::from(v) * model.width() as f64,
         _ => 0.0,
+    }
+}
+
+/// The head's work in whole layers, for a pipeline split that balances
+/// it ([`Config::head_layers`]): the logit layer's forward and backward
+/// (3 × its forward flops; it is never recomputed) over a layer's passes
+/// (with the recomputation `cfg` runs), rounded. For DeepSeek-V3 (a
+/// 129 K × 7 168 head, 37 B active parameters over 61 layers) with full
+/// recomputation, 1; GPT-3's (51 K × 12 288), 0. 0 without
+/// a pipeline or a vocabulary, and under DualPipe (each of its devices
+/// holds a stage from each end).
+#[must_use]
+pub fn balanced_head(model: &ModelShape, cfg: &Config, work: WorkCount) -> u32 {
+    if cfg.pipe <= 1 || cfg.pipeline_schedule == PipelineSchedule::DualPipe {
+        return 0;
+    }
+    let layer = passes(cfg.activation) * layer_forward_flops_per_token(model, work);
+    let head = 3.0 * logit_forward_flops_per_token(model, work);
+    if layer > 0.0 && head > 0.0 {
+        // Bounded by the layers: the cast cannot overflow.
+        libm::round(head / layer).min(f64::from(model.layers)) as u32
+    } else {
+        0
     }
 }
 

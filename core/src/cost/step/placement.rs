@@ -5,34 +5,73 @@
 use super::passes;
 use crate::cost::config::{Config, PipelineSchedule};
 
-/// Layers of each device when `layers` are cut into p·v chunks of near
-/// equal size, chunk j on device j mod p (Megatron's interleaved
-/// placement): device `stage`'s count.
+/// Layers of chunk `j` of `chunks` when `layers` layers and the head's
+/// `head` layers' worth of work are cut as evenly as whole layers allow,
+/// the head on the last chunk: `layers + head` units, ⌊·/chunks⌋ each and
+/// the remainder one each to the last chunk, then the first ones; the last
+/// chunk's layers are its units less the head's (Megatron-Core's
+/// `account_for_loss_in_pipeline_split`, torchtitan's output weight,
+/// Llama 3's lighter last stage). The head counts for less where it would
+/// leave the last chunk no layer. With `head` 0: the even split (the
+/// paper's d_l/p; the remainder's extra layers then go to the first
+/// chunks, as before).
 #[must_use]
-pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, stage: u32) -> u32 {
+pub fn chunk_layers(layers: u32, chunks: u32, head: u32, j: u32) -> u32 {
+    let chunks = chunks.max(1);
+    if head == 0 {
+        let (base, rem) = (layers / chunks, layers % chunks);
+        return base + u32::from(j < rem);
+    }
+    let mut h = head.min(layers);
+    loop {
+        let units = layers + h;
+        let (base, rem) = (units / chunks, units % chunks);
+        let last = base + u32::from(rem > 0);
+        if h == 0 || last > h {
+            return if j + 1 == chunks {
+                last - h
+            } else {
+                base + u32::from(j + 1 < rem)
+            };
+        }
+        h -= 1;
+    }
+}
+
+/// Layers of each device when `layers` are cut into p·v chunks of near
+/// equal size ([`chunk_layers`], the head counting for `head` layers),
+/// chunk j on device j mod p (Megatron's interleaved placement): device
+/// `stage`'s count.
+#[must_use]
+pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, head: u32, stage: u32) -> u32 {
     let chunks = pipe * virtual_stages;
-    let (base, rem) = (layers / chunks, layers % chunks);
     (0..virtual_stages)
-        .map(|k| {
-            let j = stage + k * pipe;
-            base + u32::from(j < rem)
-        })
+        .map(|k| chunk_layers(layers, chunks, head, stage + k * pipe))
         .sum()
 }
 
 /// Layers on pipeline device `stage`: [`stage_layers`], or under ZB-V
-/// the V's stages `stage` and 2p−1−`stage` of 2p.
+/// the V's stages `stage` and 2p−1−`stage` of 2p (the last, with the
+/// head, on device 0).
 #[must_use]
 pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
     if v_shaped(cfg) {
         let chunks = 2 * cfg.pipe;
-        let (base, rem) = (layers / chunks, layers % chunks);
+        // The remainder's extra layers go to the chunks after the first,
+        // which sits on device 0 with the head's.
+        let order = |j: u32| {
+            if j + 1 == chunks || cfg.head_layers == 0 {
+                j
+            } else {
+                (j + chunks - 2) % (chunks - 1)
+            }
+        };
         [stage, chunks - 1 - stage]
             .into_iter()
-            .map(|j| base + u32::from(j < rem))
+            .map(|j| chunk_layers(layers, chunks, cfg.head_layers, order(j)))
             .sum()
     } else {
-        stage_layers(layers, cfg.pipe, cfg.virtual_stages, stage)
+        stage_layers(layers, cfg.pipe, cfg.virtual_stages, cfg.head_layers, stage)
     }
 }
 

@@ -7,7 +7,8 @@ use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, R
 use super::{better, bubble_factor, Recorder, Space};
 use crate::cost::assumptions::Assumptions;
 use crate::cost::{
-    evaluate_with, memory::Stages, Config, Evaluation, Method, PipelineSchedule, ZeroR,
+    evaluate_with, memory::Stages, step::balanced_head, Config, Evaluation, Method,
+    PipelineSchedule, ZeroR,
 };
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
@@ -157,7 +158,7 @@ pub(super) fn evaluate_candidate(
                 };
                 'place: for &zero_r in zero_rs {
                     'fit: for (zi, &zero) in zeros.iter().enumerate() {
-                        let cfg = Config {
+                        let mut cfg = Config {
                             method,
                             data: u32::try_from(d).unwrap_or(u32::MAX),
                             pipe: u32::try_from(p).unwrap_or(u32::MAX),
@@ -173,7 +174,11 @@ pub(super) fn evaluate_candidate(
                             zero_r,
                             context: u32::try_from(cp).unwrap_or(u32::MAX),
                             expert: u32::try_from(ep).unwrap_or(u32::MAX),
+                            head_layers: 0,
                         };
+                        cfg.head_layers = space
+                            .head_layers
+                            .unwrap_or_else(|| balanced_head(model, &cfg, a.work));
                         // Memory first: cheaper than the step.
                         let heavy = Stages::of(model, &cfg, a).heaviest();
                         if heavy.total().0 > gpu_memory {

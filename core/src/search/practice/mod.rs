@@ -108,6 +108,10 @@ pub struct Space {
     /// Expert-parallel degree (searched for mixtures of experts: every
     /// divisor of the routed experts that divides d·cp).
     pub expert: Option<u32>,
+    /// The head's work in layers in the pipeline split
+    /// ([`Config::head_layers`]); by default the head's flops in layers
+    /// ([`crate::cost::step::balanced_head`]).
+    pub head_layers: Option<u32>,
     /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
     /// there are no virtual stages (`--pipeline-schedule any`); otherwise the search
     /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
