@@ -267,6 +267,13 @@ pub(crate) struct PracticeArgs {
     /// layers evenly. Default: the head's flops in layers, rounded
     #[arg(long)]
     pub(crate) head_layers: Option<u32>,
+    /// The loss over the vocabulary (the last stage's logits memory):
+    /// vocab-parallel (Megatron-Core's, 6 bytes a logit; default), eager
+    /// (PyTorch's F.cross_entropy on fp32 logits: torchtitan, Hugging Face;
+    /// 12 bytes), fused-linear (Liger-Kernel's: logits in chunks) or logits
+    /// (4 bytes, the paper's count)
+    #[arg(long)]
+    pub(crate) cross_entropy: Option<String>,
 }
 
 impl PracticeArgs {
@@ -298,6 +305,7 @@ impl PracticeArgs {
             overlap_tensor: self.no_overlap_tensor.then_some(false),
             overlap_data: self.no_overlap_data.then_some(false),
             head_layers: self.head_layers,
+            cross_entropy: self.cross_entropy.clone(),
         }
     }
 }

@@ -196,6 +196,7 @@ proptest! {
                 overlap_tensor: v.map(|x| x != 2),
                 overlap_data: v.map(|x| x != 3),
                 head_layers: v.filter(|&x| x == 3).map(|_| 1),
+                cross_entropy: v.filter(|&x| x == 2).map(|_| "eager".into()),
             },
         };
         round_trip(&r);

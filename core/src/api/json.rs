@@ -200,7 +200,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 19] = [
+pub(crate) const PRACTICE_ONLY: [&str; 20] = [
     "data",
     "pipe",
     "micro_batch",
@@ -220,6 +220,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 19] = [
     "overlap_tensor",
     "overlap_data",
     "head_layers",
+    "cross_entropy",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -350,6 +350,14 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     if let Some(o) = r.overlap_tensor {
         a.overlap_tensor = o;
     }
+    if let Some(name) = &r.cross_entropy {
+        a.cross_entropy =
+            crate::cost::assumptions::CrossEntropy::parse(name).map_err(|_| {
+                ApiError(format!(
+                    "unknown cross_entropy '{name}': use vocab-parallel, eager, fused-linear or logits"
+                ))
+            })?;
+    }
     if let Some(o) = r.overlap_data {
         a.overlap_data = o;
     }
@@ -707,6 +715,7 @@ fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("overlap_tensor", p.overlap_tensor.is_some()),
         ("overlap_data", p.overlap_data.is_some()),
         ("head_layers", p.head_layers.is_some()),
+        ("cross_entropy", p.cross_entropy.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))

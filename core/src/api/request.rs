@@ -185,6 +185,15 @@ pub struct PracticeRequest {
     /// rounded (`cost::step::balanced_head`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub head_layers: Option<u32>,
+    /// The loss over the vocabulary, which sets the last stage's logits
+    /// memory: `vocab-parallel` (Megatron-Core's; practice's default, 6
+    /// bytes a logit), `eager` (PyTorch's `F.cross_entropy` on fp32
+    /// logits, torchtitan and Hugging Face; 12 bytes), `fused-linear`
+    /// (Liger-Kernel's fused linear cross-entropy: the logits in chunks of
+    /// tokens·d/V rows) or `logits` (the fp32 logits alone, 4 bytes: the
+    /// paper's count).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub cross_entropy: Option<String>,
 }
 
 impl Default for PracticeRequest {
@@ -209,6 +218,7 @@ impl Default for PracticeRequest {
             overlap_tensor: None,
             overlap_data: None,
             head_layers: None,
+            cross_entropy: None,
         }
     }
 }

@@ -300,6 +300,83 @@ pub fn kernel_fit(gpu: &Gpu) -> KernelFit {
     }
 }
 
+/// How the loss is computed over the vocabulary: what the last stage holds
+/// for one micro-batch's logits at its peak, per logit element (one token
+/// × one vocabulary entry on one tensor rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrossEntropy {
+    /// The fp32 logits alone, 4 bytes (Korthikanti sec. 4.1's
+    /// cross-entropy term; the paper setting's count).
+    Logits,
+    /// Megatron-Core's vocab-parallel cross-entropy (NeMo's too): the bf16
+    /// logits and their fp32 copy, on which the softmax is computed in
+    /// place and kept, its gradient computed in place again: 2 + 4 = 6
+    /// bytes at the forward's peak (`tensor_parallel/cross_entropy.py`).
+    VocabParallel,
+    /// PyTorch eager, `F.cross_entropy(logits.float(), labels)`
+    /// (torchtitan, Hugging Face): the fp32 log-softmax kept, and in the
+    /// backward its gradient and the input's gradient, all fp32 at once
+    /// (torchtitan frees the bf16 logits first): 12 bytes.
+    Eager,
+    /// A fused linear cross-entropy (Liger-Kernel's, arXiv 2410.10989):
+    /// the logits never whole; chunks of ⌈tokens·d/V⌉ rows, their bf16
+    /// logits and fp32 softmax (6 bytes), about 6·tokens·d bytes.
+    FusedLinear,
+}
+
+impl CrossEntropy {
+    /// Every choice, in the order the CLI lists them.
+    pub const ALL: [Self; 4] = [
+        Self::VocabParallel,
+        Self::Eager,
+        Self::FusedLinear,
+        Self::Logits,
+    ];
+
+    /// The CLI and JSON name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Logits => "logits",
+            Self::VocabParallel => "vocab-parallel",
+            Self::Eager => "eager",
+            Self::FusedLinear => "fused-linear",
+        }
+    }
+
+    /// The choice named `name` (case-insensitive).
+    ///
+    /// # Errors
+    /// [`crate::Error::Unknown`] for another name.
+    pub fn parse(name: &str) -> Result<Self, crate::Error> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(crate::Error::Unknown {
+                what: "cross-entropy",
+            })
+    }
+
+    /// Bytes the last stage holds for one micro-batch's logits of `tokens`
+    /// tokens over a `vocab` vocabulary of width `width`, on one of
+    /// `tensor` ranks (the vocabulary is split over them).
+    #[must_use]
+    pub fn bytes(self, tokens: f64, vocab: f64, width: f64, tensor: f64) -> f64 {
+        let per_element = match self {
+            Self::Logits => 4.0,
+            Self::VocabParallel | Self::FusedLinear => 6.0,
+            Self::Eager => 12.0,
+        };
+        // The fused kernel's chunk: tokens·d/V rows of the V-wide logits
+        // (never more than the whole).
+        let elements = match self {
+            Self::FusedLinear => tokens * width.min(vocab),
+            _ => tokens * vocab,
+        };
+        per_element * elements / tensor.max(1.0)
+    }
+}
+
 /// The knobs of the cost model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Assumptions {
@@ -316,6 +393,8 @@ pub struct Assumptions {
     /// FlashAttention: the attention scores are never stored (no d_s²
     /// activation memory or traffic); their flops are still counted.
     pub flash_attention: bool,
+    /// How the loss is computed: the last stage's logits memory.
+    pub cross_entropy: CrossEntropy,
     /// The data-parallel gradient reduction runs in buckets during the
     /// backward pass (Megatron-Core `overlap_grad_reduce`, FSDP), and the
     /// distributed optimizer's parameter gather during the forward pass
@@ -371,6 +450,7 @@ impl Assumptions {
         timing: Timing::Intensity,
         precision: Precision::Paper,
         flash_attention: false,
+        cross_entropy: CrossEntropy::Logits,
         overlap_data: false,
         overlap_tensor: false,
         gradient_reduce_bytes: 2.0,
@@ -388,6 +468,8 @@ impl Assumptions {
     /// * the work of every GEMM, kernels as measured ([`kernel_fit`]);
     /// * mixed-precision Adam, 18 bytes per parameter;
     /// * FlashAttention (Megatron-Core and torchtitan default to it);
+    /// * Megatron-Core's vocab-parallel cross-entropy (6 bytes a logit at
+    ///   the last stage's peak, [`CrossEntropy::VocabParallel`]);
     /// * data-parallel traffic overlapped with compute (Megatron-Core's
     ///   `overlap_grad_reduce`, `overlap_param_gather`), gradients reduced
     ///   in fp32 (Megatron's `main_grad`); tensor-parallel collectives
@@ -412,6 +494,7 @@ impl Assumptions {
         timing: Timing::Seconds,
         precision: Precision::MixedAdam,
         flash_attention: true,
+        cross_entropy: CrossEntropy::VocabParallel,
         overlap_data: true,
         overlap_tensor: true,
         gradient_reduce_bytes: 4.0,

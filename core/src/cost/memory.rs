@@ -241,8 +241,10 @@ pub struct StageMemory {
     pub activations: Bytes,
     /// The working set of one layer being computed or recomputed.
     pub working: Bytes,
-    /// The fp32 logits of one micro-batch (last device), 4·b·s·V/t
-    /// (Korthikanti sec. 4.1's cross-entropy term).
+    /// One micro-batch's logits as the loss holds them (last device):
+    /// 4·b·s·V/t, the fp32 logits (Korthikanti sec. 4.1's cross-entropy
+    /// term; the paper setting), or as the assumptions' cross-entropy
+    /// holds them ([`crate::cost::assumptions::CrossEntropy`]).
     pub logits: Bytes,
     /// Kept back for the CUDA context, NCCL and fragmentation.
     pub reserve: Bytes,
@@ -388,7 +390,10 @@ pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u3
         0.0
     };
     let logits = match model.vocab {
-        Some(v) if step::holds_head(cfg, stage) => 4.0 * tokens * f64::from(v) / t,
+        Some(v) if step::holds_head(cfg, stage) => {
+            a.cross_entropy
+                .bytes(tokens, f64::from(v), model.width() as f64, t)
+        }
         _ => 0.0,
     };
     // FP8: the layers' weights cast to FP8 and transposed, cached; the
