@@ -747,3 +747,23 @@ fn the_scaling_line_samples_sizes_with_many_divisors() {
         assert_eq!(at.plan.as_ref().unwrap(), shown, "{m:?}");
     }
 }
+
+/// "Why this plan" says where a head-counted pipeline split put the head:
+/// DeepSeek-V3's published layout (PP16, its head worth a layer) puts 3
+/// layers and the logits on the last GPU of the pipeline (62 units over 16
+/// stages: 14 of 4, two of 3).
+#[test]
+fn why_this_plan_says_where_the_head_went() {
+    let (i, _) = Inputs::from_query(
+        "model=deepseek-v3&gpu=h800&node=8&pp=16&ep=64&tp=1&batch=15360&prec=fp8&tokens=14.8T",
+    );
+    let o = outputs(&i).unwrap();
+    let p = o.selected(plan3d_core::Method::Baseline).unwrap();
+    let c = p.evaluation.config;
+    assert_eq!((c.pipe, c.head_layers), (16, 1));
+    let why = planner::practice_why(&p.evaluation, &o.hardware).join(" | ");
+    assert!(
+        why.contains("pipeline split with the head counted as 1 layer: GPU 15 of the pipeline holds 3 layers and the logits"),
+        "{why}"
+    );
+}

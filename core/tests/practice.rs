@@ -1042,9 +1042,16 @@ fn the_loss_sets_the_logits_memory() {
         (CrossEntropy::Logits, 15.656),
     ] {
         let s = at(ce);
-        assert!((s.logits.get() / GIB - gib).abs() < 0.001, "{ce:?}: {}", s.logits.get() / GIB);
+        assert!(
+            (s.logits.get() / GIB - gib).abs() < 0.001,
+            "{ce:?}: {}",
+            s.logits.get() / GIB
+        );
         let moved = s.total().get() - base.total().get();
-        assert!((moved - (s.logits.get() - base.logits.get())).abs() < 1.0, "{ce:?}");
+        assert!(
+            (moved - (s.logits.get() - base.logits.get())).abs() < 1.0,
+            "{ce:?}"
+        );
         assert_eq!(CrossEntropy::parse(ce.name()), Ok(ce));
     }
     // Split over the tensor ranks with the vocabulary.

@@ -351,12 +351,11 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         a.overlap_tensor = o;
     }
     if let Some(name) = &r.cross_entropy {
-        a.cross_entropy =
-            crate::cost::assumptions::CrossEntropy::parse(name).map_err(|_| {
-                ApiError(format!(
-                    "unknown cross_entropy '{name}': use vocab-parallel, eager, fused-linear or logits"
-                ))
-            })?;
+        a.cross_entropy = crate::cost::assumptions::CrossEntropy::parse(name).map_err(|_| {
+            ApiError(format!(
+                "unknown cross_entropy '{name}': use vocab-parallel, eager, fused-linear or logits"
+            ))
+        })?;
     }
     if let Some(o) = r.overlap_data {
         a.overlap_data = o;

@@ -77,6 +77,18 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         .collect();
     v.push(format!("where the step goes: {}", parts.join("; ")));
     let h = e.stages.heaviest();
+    // The stage with the head: the one holding logits.
+    let head = e.stages.iter().find(|s| s.logits.get() > 0.0);
+    if let (true, Some(s)) = (c.pipe > 1 && c.head_layers > 0, head) {
+        v.push(format!(
+            "pipeline split with the head counted as {}: GPU {} of the pipeline holds {} and \
+             the logits (Megatron-Core's --decoder-last-pipeline-num-layers {})",
+            plural(f64::from(c.head_layers), "layer", "layers"),
+            s.stage,
+            plural(f64::from(s.layers), "layer", "layers"),
+            s.layers
+        ));
+    }
     v.push(format!(
         "heaviest stage (GPU {} of the pipeline, {} layers): {:.1} of {:.0} GiB: weights {}, \
          gradients {}, optimizer {}, activations {} ({} in flight), working {}, logits {}, \
