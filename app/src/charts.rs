@@ -361,6 +361,22 @@ fn legend_name(m: Method, short: bool) -> &'static str {
     }
 }
 
+/// One bar of the memory chart: a method, its plan's memory, offloaded.
+pub type MemoryBar = (Method, MemoryBreakdown, bool);
+
+/// The memory chart's bars: each method's plan, where it has one.
+#[must_use]
+pub fn memory_bars(out: &plan3d_core::planner::Outputs) -> Vec<MemoryBar> {
+    out.plans
+        .iter()
+        .filter_map(|(m, p)| {
+            p.as_ref()
+                .ok()
+                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
+        })
+        .collect()
+}
+
 /// The memory categories' colours: state, checkpoints, buffers,
 /// activations.
 const PARTS: [(&str, RGBColor); 4] = [
@@ -378,7 +394,7 @@ const PARTS: [(&str, RGBColor); 4] = [
 /// collide).
 pub fn memory<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    bars: &[(Method, MemoryBreakdown, bool)],
+    bars: &[MemoryBar],
     gpu_memory: f64,
     dark: bool,
 ) -> Drawn<(), DB> {

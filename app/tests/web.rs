@@ -296,15 +296,7 @@ fn memory_chart_bars_sum_to_their_totals() {
     use plan3d_core::{state::Inputs, units::GIB};
     let (i, _) = Inputs::from_query("assume=paper&model=x160");
     let out = plan3d_core::planner::outputs(&i).unwrap();
-    let bars: Vec<_> = out
-        .plans
-        .iter()
-        .filter_map(|(m, p)| {
-            p.as_ref()
-                .ok()
-                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
-        })
-        .collect();
+    let bars = plan3d_app::charts::memory_bars(&out);
     assert!(bars.len() >= 2);
     let gpu = out.hardware.gpu.memory.get();
     let (drawn, r) = record((720, 300), |a| {
@@ -360,15 +352,7 @@ fn memory_chart_fits_a_phone() {
     use plan3d_core::state::Inputs;
     let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=16384");
     let out = plan3d_core::planner::outputs(&i).unwrap();
-    let bars: Vec<_> = out
-        .plans
-        .iter()
-        .filter_map(|(m, p)| {
-            p.as_ref()
-                .ok()
-                .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
-        })
-        .collect();
+    let bars = plan3d_app::charts::memory_bars(&out);
     assert_eq!(bars.len(), 3);
     let gpu = out.hardware.gpu.memory.get();
     for width in [720, 330] {

@@ -21,17 +21,7 @@ pub fn MemoryChart(
     Effect::new(move |_| {
         refit(mem_fitted, epoch.get(), &[(mem_canvas, 300.0)]);
         let (bars, gpu_mem) = outputs.with(|o| match (*o.0).as_ref() {
-            Ok(o) => (
-                o.plans
-                    .iter()
-                    .filter_map(|(m, p)| {
-                        p.as_ref()
-                            .ok()
-                            .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
-                    })
-                    .collect::<Vec<_>>(),
-                o.hardware.gpu.memory.get(),
-            ),
+            Ok(o) => (charts::memory_bars(o), o.hardware.gpu.memory.get()),
             Err(_) => (Vec::new(), 0.0),
         });
         let Some(c) = mem_canvas.get() else { return };

@@ -135,15 +135,7 @@ pub fn Share(
             _ => {
                 let o = outputs.get_untracked();
                 let Ok(out) = (*o.0).as_ref() else { return };
-                let bars: Vec<_> = out
-                    .plans
-                    .iter()
-                    .filter_map(|(m, p)| {
-                        p.as_ref()
-                            .ok()
-                            .map(|p| (*m, p.evaluation.memory, p.evaluation.config.offload))
-                    })
-                    .collect();
+                let bars = charts::memory_bars(out);
                 let gpu = out.hardware.gpu.memory.get();
                 svg((720, 300), |area| charts::memory(area, &bars, gpu, false))
             }
