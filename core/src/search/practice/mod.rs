@@ -109,7 +109,7 @@ pub struct Space {
     /// divisor of the routed experts that divides d·cp).
     pub expert: Option<u32>,
     /// The head's work in layers in the pipeline split
-    /// ([`Config::head_layers`]); by default the head's flops in layers
+    /// ([`crate::cost::Config::head_layers`]); by default the head's flops in layers
     /// ([`crate::cost::step::balanced_head`]).
     pub head_layers: Option<u32>,
     /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
