@@ -7,6 +7,7 @@ mod golden;
 mod moe;
 #[cfg(feature = "alloc")]
 mod page;
+mod pipeline;
 mod practice;
 mod props;
 #[cfg(feature = "alloc")]

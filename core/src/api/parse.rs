@@ -1,0 +1,401 @@
+//! Requests into core's types: a model, hardware, the practice knobs,
+//! constraints and a configuration, each refused in words naming the field
+//! and the value (the entry points are [`super`]'s).
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use super::report::EvaluationReport;
+use super::request::{
+    ConstraintsRequest, HardwareRequest, ModelRequest, PlanRequest, PracticeRequest,
+};
+use super::ApiError;
+use crate::cost::{
+    AssumptionSet, Assumptions, Config, Method, PipelineSchedule, Precision, Zero, ZeroR,
+};
+use crate::error::Error;
+use crate::hardware::{self, Hardware, Network};
+use crate::memory::ActivationModel;
+use crate::model::{self, ModelShape};
+use crate::search::{Constraints, Parallelism};
+use crate::units::Bytes;
+
+/// `e` followed by the value it is about: `unknown GPU 'h900'`.
+pub(super) fn naming(e: Error, value: &str) -> ApiError {
+    ApiError(format!("{e} '{value}'"))
+}
+
+/// The shape a [`ModelRequest`] names: a preset with its fields
+/// overridden, or a custom shape (then the four core fields are needed;
+/// the FFN defaults to 4 × width).
+///
+/// # Errors
+///
+/// An unknown preset, missing fields of a custom shape, or an invalid
+/// shape.
+pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
+    let name = r.model.as_deref();
+    let mut m = match name {
+        Some(n) => model::preset(n).map_err(|e| naming(e, n))?,
+        None => {
+            let missing: Vec<&str> = [
+                ("--seq-len", r.seq_len.is_none()),
+                ("--heads", r.heads.is_none()),
+                ("--head-size", r.head_size.is_none()),
+                ("--layers", r.layers.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(f, m)| m.then_some(f))
+            .collect();
+            if !missing.is_empty() {
+                return Err(ApiError(format!(
+                    "give a model name or a custom shape (missing {})",
+                    missing.join(", ")
+                )));
+            }
+            let heads = r.heads.unwrap_or(1);
+            ModelShape {
+                seq_len: 1,
+                heads,
+                head_size: 1,
+                kv_heads: heads,
+                layers: 1,
+                ffn: 1,
+                gated_mlp: false,
+                biases: true,
+                vocab: None,
+                tied_embeddings: true,
+                experts: None,
+                latent: None,
+                hidden: None,
+            }
+        }
+    };
+    if let Some(v) = r.seq_len {
+        m.seq_len = v;
+    }
+    if let Some(v) = r.heads {
+        m.heads = v;
+        m.kv_heads = v;
+    }
+    if let Some(v) = r.head_size {
+        m.head_size = v;
+    }
+    if let Some(v) = r.layers {
+        m.layers = v;
+    }
+    if name.is_none() || r.heads.is_some() || r.head_size.is_some() {
+        m.ffn = u32::try_from(4 * m.width()).unwrap_or(u32::MAX);
+    }
+    if let Some(v) = r.ffn {
+        m.ffn = v;
+    }
+    if let Some(v) = r.kv_heads {
+        m.kv_heads = v;
+    }
+    m.gated_mlp |= r.gated;
+    m.biases &= !r.no_biases;
+    if r.vocab.is_some() {
+        m.vocab = r.vocab;
+    }
+    m.tied_embeddings &= !r.untied;
+    let moe_flags = r.top_k.is_some()
+        || r.expert_ffn.is_some()
+        || r.shared_experts.is_some()
+        || r.dense_layers.is_some()
+        || r.expert_node_limit.is_some();
+    match (r.experts, m.experts) {
+        (Some(0), _) => m.experts = None,
+        (Some(n), current) => {
+            let base = current.unwrap_or(crate::model::Experts {
+                routed: n,
+                top_k: 0,
+                ffn: m.ffn,
+                shared: 0,
+                dense_layers: 0,
+                node_limit: 0,
+            });
+            m.experts = Some(crate::model::Experts { routed: n, ..base });
+        }
+        (None, None) if moe_flags => {
+            return Err(ApiError(
+                "--top-k, --expert-ffn, --shared-experts and --dense-layers describe a mixture of experts: give --experts N too".into(),
+            ))
+        }
+        _ => {}
+    }
+    if let Some(e) = m.experts.as_mut() {
+        if let Some(k) = r.top_k {
+            e.top_k = k;
+        }
+        if let Some(f) = r.expert_ffn {
+            e.ffn = f;
+        }
+        if let Some(s) = r.shared_experts {
+            e.shared = s;
+        }
+        if let Some(l) = r.dense_layers {
+            e.dense_layers = l;
+        }
+        if let Some(n) = r.expert_node_limit {
+            e.node_limit = n;
+        }
+        if e.top_k == 0 {
+            return Err(ApiError(
+                "a mixture of experts needs --top-k (experts per token)".into(),
+            ));
+        }
+    }
+    m.validate()?;
+    Ok(m)
+}
+
+/// The hardware a [`HardwareRequest`] names (node size 16 unless given or
+/// unlimited).
+///
+/// # Errors
+///
+/// An unknown GPU or network, or a value out of range.
+pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
+    let mut gpu = hardware::gpu(&r.gpu)?;
+    if let Some(gib) = r.gpu_memory {
+        if !(gib.is_finite() && gib > 0.0 && gib <= 1e6) {
+            return Err(Error::OutOfRange {
+                what: "GPU memory (GiB)",
+                value: gib,
+                min: 0.0,
+                max: 1e6,
+            }
+            .into());
+        }
+        gpu.memory = Bytes::from_gib(gib);
+    }
+    if r.no_node_limit && r.node_size.is_some() {
+        return Err("give a node size or no node limit, not both".into());
+    }
+    let hw = Hardware {
+        gpu,
+        node_size: if r.no_node_limit {
+            None
+        } else {
+            Some(r.node_size.unwrap_or(16))
+        },
+        network: Network::parse(&r.network)?,
+        kernel_efficiency: r.kernel_efficiency,
+    };
+    hw.validate()?;
+    Ok(hw)
+}
+
+pub(super) fn activation(name: &str) -> Result<ActivationModel, ApiError> {
+    ActivationModel::parse(name).map_err(|e| naming(e, name))
+}
+
+pub(super) fn zero_stage(name: &str) -> Result<Zero, ApiError> {
+    Zero::parse(name).map_err(|e| naming(e, name))
+}
+
+pub(super) fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
+    // The schedule names of `plan3d schedule --kind`: interleaved is 1F1B
+    // with virtual stages; the modular pipeline is a method.
+    if name.trim().eq_ignore_ascii_case("interleaved") {
+        return Ok(PipelineSchedule::OneFOneB);
+    }
+    if name.trim().eq_ignore_ascii_case("modular") {
+        return Err(ApiError(
+            "the modular pipeline is a method: use --method improved".into(),
+        ));
+    }
+    PipelineSchedule::parse(name).map_err(|_| {
+        ApiError(format!(
+            "unknown pipeline schedule '{name}': use 1f1b, gpipe, zb-h1, zb-v or dualpipe (or any, in a practice plan)"
+        ))
+    })
+}
+
+pub(super) fn zero_r(name: &str) -> Result<ZeroR, ApiError> {
+    ZeroR::parse(name).map_err(|_| {
+        ApiError(format!(
+            "unknown ZeRO-R checkpoint placement '{name}': use none, pa or pa-cpu"
+        ))
+    })
+}
+
+/// Recomputation: `none`, `selective` or `full`.
+pub(super) fn recompute(name: &str) -> Result<ActivationModel, ApiError> {
+    match ActivationModel::parse(name) {
+        Ok(ActivationModel::Paper) | Err(_) => Err(ApiError(format!(
+            "unknown recomputation '{name}': use none, selective or full"
+        ))),
+        Ok(a) => Ok(a),
+    }
+}
+
+/// The knobs a [`PracticeRequest`] names: `paper` or `practice`, the
+/// token budget and the optimizer.
+///
+/// # Errors
+///
+/// An unknown setting or optimizer, or a token budget that is not a
+/// positive number.
+pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
+    let set = AssumptionSet::parse(&r.assumptions).map_err(|_| {
+        ApiError(format!(
+            "unknown assumptions '{}': use paper or practice",
+            r.assumptions
+        ))
+    })?;
+    let mut a = set.knobs();
+    if let Some(t) = r.tokens {
+        if !(t.is_finite() && t >= 1.0) {
+            return Err(ApiError(format!(
+                "token budget {t} is not a positive number"
+            )));
+        }
+        a.tokens = Some(t);
+    }
+    if let Some(c) = &r.precision {
+        a.compute = crate::cost::assumptions::Compute::parse(c)
+            .map_err(|_| ApiError(format!("unknown precision '{c}': use bf16 or fp8")))?;
+    }
+    if let Some(x) = r.expert_imbalance {
+        if !(x.is_finite() && (1.0..=16.0).contains(&x)) {
+            return Err(ApiError(format!(
+                "expert imbalance {x} is not between 1 and 16 (the busiest GPU's expert work over the mean)"
+            )));
+        }
+        a.expert_imbalance = x;
+    }
+    if let Some(o) = r.overlap_expert {
+        a.overlap_expert = o;
+    }
+    if let Some(name) = &r.attention {
+        a.flash_attention = match name.trim().to_ascii_lowercase().as_str() {
+            "flash" => true,
+            "materialized" => false,
+            _ => {
+                return Err(ApiError(format!(
+                    "unknown attention '{name}': use flash or materialized"
+                )))
+            }
+        };
+    }
+    if let Some(o) = r.overlap_tensor {
+        a.overlap_tensor = o;
+    }
+    if let Some(name) = &r.cross_entropy {
+        a.cross_entropy = crate::cost::assumptions::CrossEntropy::parse(name).map_err(|_| {
+            ApiError(format!(
+                "unknown cross_entropy '{name}': use vocab-parallel, eager, fused-linear or logits"
+            ))
+        })?;
+    }
+    if let Some(o) = r.overlap_data {
+        a.overlap_data = o;
+    }
+    if let Some(o) = &r.optimizer {
+        a.precision = Precision::parse(o).map_err(|_| {
+            ApiError(format!(
+                "unknown optimizer '{o}': use mixed-adam, fp32-adam, adam-8bit or sgd-momentum"
+            ))
+        })?;
+    }
+    Ok(a)
+}
+
+pub(super) fn method(name: &str) -> Result<Method, ApiError> {
+    Method::parse(name).map_err(|e| naming(e, name))
+}
+
+pub(super) fn parallelism(name: &str) -> Result<Parallelism, ApiError> {
+    Parallelism::parse(name).map_err(|e| naming(e, name))
+}
+
+/// The constraints a [`ConstraintsRequest`] names.
+///
+/// # Errors
+///
+/// An unknown activation model (the search checks the values).
+pub fn constraints_of(r: &ConstraintsRequest) -> Result<Constraints, ApiError> {
+    Ok(Constraints {
+        max_gpus: r.max_gpus,
+        exact_gpus: r.gpus,
+        tensor: r.tensor,
+        batch: r.batch,
+        target_days: r.target_days,
+        min_efficiency: r.min_efficiency,
+        activation: activation(&r.activations)?,
+        cheapest: r.cheapest,
+    })
+}
+
+/// The first field of a plan request that only the practice search reads
+/// (the paper's search would ignore it), by its request name.
+pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
+    let p = &r.practice;
+    [
+        ("data", r.data.is_some()),
+        ("pipe", r.pipe.is_some()),
+        ("micro_batch", r.micro_batch.is_some()),
+        ("virtual_stages", p.virtual_stages.is_some()),
+        ("sequence_parallel", p.sequence_parallel.is_some()),
+        ("zero", p.zero.is_some()),
+        ("recompute", p.recompute.is_some()),
+        ("pipeline_schedule", p.pipeline_schedule.is_some()),
+        ("zero_r", p.zero_r.is_some()),
+        ("global_batch", p.global_batch.is_some()),
+        ("context_parallel", p.context_parallel.is_some()),
+        ("precision", p.precision.is_some()),
+        ("expert_parallel", p.expert_parallel.is_some()),
+        ("expert_imbalance", p.expert_imbalance.is_some()),
+        ("overlap_expert", p.overlap_expert.is_some()),
+        ("attention", p.attention.is_some()),
+        ("overlap_tensor", p.overlap_tensor.is_some()),
+        ("overlap_data", p.overlap_data.is_some()),
+        ("head_layers", p.head_layers.is_some()),
+        ("cross_entropy", p.cross_entropy.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name))
+}
+
+/// The recomputation a practice request fixes: `recompute`, or the
+/// constraints' activation model where it names one (`full`, `selective`,
+/// `none`; `paper` leaves it to the search). Both, differing, is an error.
+pub(super) fn recomputation(
+    recompute_name: Option<&str>,
+    activations: ActivationModel,
+) -> Result<Option<ActivationModel>, ApiError> {
+    let from_activations = (activations != ActivationModel::Paper).then_some(activations);
+    match (recompute_name.map(recompute).transpose()?, from_activations) {
+        (Some(r), Some(a)) if r != a => Err(ApiError(format!(
+            "recompute {} contradicts activations {}: give one of them",
+            r.name(),
+            a.name()
+        ))),
+        (r, a) => Ok(r.or(a)),
+    }
+}
+
+/// The configuration a report describes, exactly: every field of
+/// [`Config`] is in [`EvaluationReport`] by name.
+pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
+    Ok(Config {
+        method: method(&e.method)?,
+        data: e.data,
+        pipe: e.pipe,
+        tensor: e.tensor,
+        micro_batch: e.micro_batch,
+        micro_batches: e.micro_batches,
+        offload: e.offload,
+        activation: activation(&e.recompute)?,
+        virtual_stages: e.virtual_stages,
+        sequence_parallel: e.sequence_parallel,
+        zero: zero_stage(&e.zero)?,
+        pipeline_schedule: pipeline_schedule(&e.pipeline_schedule)?,
+        zero_r: zero_r(&e.zero_r)?,
+        context: e.context_parallel,
+        expert: e.expert_parallel,
+        head_layers: e.head_layers,
+    })
+}
