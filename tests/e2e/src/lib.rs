@@ -3,6 +3,50 @@
 
 pub mod webdriver;
 
+/// How long a page test waits for the page to show what it expects.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The page's rule for days (app/src/fmt.rs): one decimal below 100.
+#[must_use]
+pub fn days(d: f64) -> String {
+    if d < 100.0 {
+        format!("{d:.1}")
+    } else {
+        format!("{d:.0}")
+    }
+}
+
+/// Where a test saves its screenshot `name`.
+#[must_use]
+pub fn artifact(name: &str) -> PathBuf {
+    root()
+        .join("tests/e2e/artifacts")
+        .join(format!("{name}.png"))
+}
+
+/// Opens the planner at `url` and waits until its table shows.
+pub fn open(b: &webdriver::Browser, url: &str) {
+    b.goto(url);
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+}
+
+/// Sets an input's value as a user would and fires `event`.
+pub fn set(b: &webdriver::Browser, testid: &str, value: &str, event: &str) {
+    b.exec(
+        "const e = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+         e.value = arguments[1];
+         e.dispatchEvent(new Event(arguments[2], { bubbles: true }));",
+        &[
+            serde_json::json!(testid),
+            serde_json::json!(value),
+            serde_json::json!(event),
+        ],
+    );
+}
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -1,0 +1,220 @@
+//! The practice page in headless Chromium: the whole run card, a layout
+//! given by URL, the opening on a run of today, each view following its
+//! cost model; checked against plan3d-core natively.
+
+use plan3d_core::{planner, state::Inputs};
+use plan3d_e2e::{artifact, count, days, dist, open, serve, set, webdriver::Browser, WAIT};
+
+/// The whole run: the card shows core's wall-clock days, goodput and cost
+/// for the plan shown; the price and the token budget are URL state and
+/// move the numbers as core says; the strip draws the ramp and the
+/// expected interruptions.
+#[test]
+fn the_whole_run_card() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 2000);
+    let q = "model=llama-3.1-70b&gpu=h100-sxm&node=8&cluster=1024&batch=1024&method=baseline";
+    open(&b, &format!("{base}?{q}"));
+    b.wait(
+        "return document.querySelector('[data-testid=run-wall]')",
+        WAIT,
+    );
+    let (i, _) = Inputs::from_query(q);
+    let core_run = |i: &Inputs| {
+        let o = planner::outputs(i).unwrap();
+        let opt = planner::practice_optimum(i, &o);
+        let shown = planner::shown(&o, i.method, opt.as_ref()).unwrap();
+        planner::whole_run(i, &o, &shown.plan).unwrap()
+    };
+    let r = core_run(&i);
+    assert_eq!(b.text("run-wall"), format!("{} days", days(r.wall_days())));
+    assert_eq!(b.text("run-goodput"), format!("{:.0} %", 100.0 * r.goodput));
+    assert!(b.text("run-cost").starts_with('$'));
+    // One ramp phase, and interruption marks.
+    let marks = b.exec(
+        "const s = document.querySelector('[data-testid=run-strip]');
+         const p = s.querySelector('path');
+         return [s.querySelectorAll('rect').length, p ? p.getAttribute('d').split('M').length - 1 : 0];",
+        &[],
+    );
+    assert_eq!(marks[0], 1);
+    assert!(marks[1].as_u64().unwrap() > 0);
+    // The band's batch is said in the caption, not drawn in the stretched
+    // SVG (where a phone squeezed it unreadable).
+    let caption = b.exec(
+        "const s = document.querySelector('[data-testid=run-strip]');
+         return [s.querySelectorAll('text').length, s.parentElement.querySelector('figcaption').textContent];",
+        &[],
+    );
+    assert_eq!(caption[0], 0);
+    let caption = caption[1].as_str().unwrap();
+    assert!(
+        caption.starts_with("Batch: ") && caption.contains(" tokens per step. "),
+        "{caption}"
+    );
+    // A price: the cost follows it, and the URL keeps it.
+    let cost0 = b.text("run-cost");
+    set(&b, "run-price", "5", "change");
+    b.wait(
+        &format!(
+            "return document.querySelector('[data-testid=run-cost]').textContent != '{cost0}'"
+        ),
+        WAIT,
+    );
+    let priced = Inputs {
+        price: Some(5.0),
+        ..i
+    };
+    let r5 = core_run(&priced);
+    assert!(
+        (r5.cost - 2.0 * r.cost).abs() < 1e-6 * r.cost,
+        "$5 is twice $2.50"
+    );
+    b.wait("return location.search.includes('price=5')", WAIT);
+    // The token budget slider: 10^12 tokens.
+    set(&b, "run-tokens", "12", "input");
+    let t = Inputs {
+        tokens: Some(1e12),
+        ..priced
+    };
+    let rt = core_run(&t);
+    b.wait(
+        &format!(
+            "return document.querySelector('[data-testid=run-wall]').textContent == '{} days'",
+            days(rt.wall_days())
+        ),
+        WAIT,
+    );
+    b.screenshot(&artifact("run-card"));
+}
+
+/// A layout to check, by URL and in the page's fields: Meta's Llama 3.1
+/// 405B layout (TP 8, PP 16, DP 128 at 2 048 sequences) is what the
+/// Megatron-style row plans, its fields show it, and clearing a field lets
+/// the search choose again.
+#[test]
+fn a_layout_given_by_url_is_checked_and_shown() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    b.goto(&format!(
+        "{base}?model=llama-3.1-405b&gpu=h100-sxm&node=8&tp=8&pp=16&dp=128&batch=2048&method=baseline"
+    ));
+    let row = b
+        .wait(
+            "const r = document.querySelector('[data-testid=plan-baseline]');
+             return r && r.textContent.includes('16,384') ? r.textContent : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(row.contains("128 × 16 × 8"), "{row}");
+    let field = |id: &str| {
+        b.exec(
+            "return document.querySelector('[data-testid=' + arguments[0] + ']').value;",
+            &[serde_json::json!(id)],
+        )
+        .as_str()
+        .unwrap()
+        .to_string()
+    };
+    assert_eq!(
+        (field("dp"), field("pp"), field("tp")),
+        ("128".into(), "16".into(), "8".into())
+    );
+    assert!(
+        b.exec(
+            "return document.querySelector('[data-testid=layout]').open;",
+            &[]
+        ) == serde_json::json!(true)
+    );
+    // Cleared, the data degree is searched again.
+    b.exec(
+        "const f = document.querySelector('[data-testid=dp]');
+         f.value = ''; f.dispatchEvent(new Event('change'));",
+        &[],
+    );
+    b.wait("return !location.search.includes('dp=') || null;", WAIT);
+}
+
+/// The page opens on a run of today (Llama 3.1 405B, up to 16 384 H100s,
+/// 15.6 T tokens): its plan uses at least half the budget and "Why this
+/// plan" says what limits it; every view follows the cost model shown (the
+/// scaling chart, the network card, the footer); a correction is said
+/// beside the field that caused it.
+#[test]
+fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1800);
+    open(&b, &base);
+    let (i, _) = Inputs::from_page_query("");
+    let o = planner::outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt)).unwrap();
+    assert!(s.plan.evaluation.gpus >= 8192);
+    let h = b.text("headline");
+    assert!(h.contains("405.9 B") && h.contains("15.6 T tokens"), "{h}");
+    assert!(
+        h.contains(&format!("{} GPUs", count(s.plan.evaluation.gpus))),
+        "{h}"
+    );
+    let why = b.text("binding");
+    assert!(
+        why.contains("today's batch for a run of this size"),
+        "{why}"
+    );
+    // One run's two day counts, each named: the table's training days and
+    // the run card's wall clock, both in the headline.
+    let train = days(s.plan.evaluation.time.days());
+    assert!(h.contains(&format!("{train} days of training")), "{h}");
+    assert_eq!(
+        b.text(&format!("plan-{}-days", s.plan.method.name())),
+        train
+    );
+    let wall = b.text("run-wall");
+    assert!(h.contains(&format!("({wall} wall-clock")), "{h} / {wall}");
+    // Practice views: the network's exposed seconds, the practice sweep,
+    // the practice footer.
+    assert!(
+        b.text("exposed").contains("data-parallel"),
+        "{}",
+        b.text("exposed")
+    );
+    assert!(b.text("scaling-note").contains("20 tokens per parameter"));
+    assert!(b.text("footer").contains("practice model"));
+    b.exec(
+        "document.querySelector('[data-testid=timeline]').scrollIntoView()",
+        &[],
+    );
+    b.wait(
+        "return document.querySelector('[data-testid=schedule-title]').textContent.startsWith('Schedule of the plan: ')",
+        WAIT,
+    );
+    // The paper: its own chart, table and footer.
+    b.goto(&format!("{base}?assume=paper&model=x160"));
+    b.wait(
+        "return document.querySelector('[data-testid=plan-improved-gpus]')",
+        WAIT,
+    );
+    assert!(b.text("footer").contains("10⁵ steps"));
+    assert!(b.text("scaling-note").contains("critical batch"));
+    assert!(!b.text("needs").trim().is_empty());
+    // FP8 on an A100: said at the precision field.
+    b.goto(&format!(
+        "{base}?model=llama-3.1-70b&gpu=a100-80gb&node=8&cluster=512&prec=fp8"
+    ));
+    let note = b
+        .wait(
+            "const n = document.querySelector('#p3-prec ~ [data-testid=field-note]');
+             return n ? n.textContent : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("no FP8 tensor cores") && note.ends_with("using BF16"),
+        "{note}"
+    );
+    b.screenshot(&artifact("opening-and-fp8-note"));
+}
