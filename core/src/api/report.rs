@@ -388,6 +388,11 @@ pub struct EvaluationReport {
     pub zero_r: String,
     /// The layers' GEMMs: `bf16` or `fp8`.
     pub precision: String,
+    /// The loss over the vocabulary the last stage's logits memory is
+    /// counted for: `vocab-parallel`, `eager`, `fused-linear` or `logits`
+    /// (the paper's fp32 logits).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub cross_entropy: String,
     /// Context-parallel degree (1: none).
     pub context_parallel: u32,
     /// Expert-parallel degree (1: none).
@@ -508,6 +513,7 @@ impl EvaluationReport {
             pipeline_schedule: c.pipeline_schedule.name().to_string(),
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
+            cross_entropy: e.cross_entropy.name().to_string(),
             context_parallel: c.context,
             expert_parallel: c.expert,
             head_layers: c.head_layers,

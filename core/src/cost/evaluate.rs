@@ -48,6 +48,8 @@ pub struct Evaluation {
     pub assumptions: AssumptionSet,
     /// The number format of the layers' GEMMs.
     pub compute: crate::cost::assumptions::Compute,
+    /// The loss over the vocabulary the logits memory was counted for.
+    pub cross_entropy: crate::cost::assumptions::CrossEntropy,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -327,6 +329,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         time,
         assumptions: a.set,
         compute: a.compute,
+        cross_entropy: a.cross_entropy,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -410,6 +413,7 @@ fn by_seconds(
         time: Seconds(step.0 * steps),
         assumptions: a.set,
         compute: a.compute,
+        cross_entropy: a.cross_entropy,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,
