@@ -767,3 +767,31 @@ fn why_this_plan_says_where_the_head_went() {
         "{why}"
     );
 }
+
+/// The head's layers in the pipeline split by URL (`lmhead`): fixed when
+/// given (0: the even split), written back, said under paper.
+#[test]
+fn the_head_split_is_a_url_key() {
+    let q = "model=deepseek-v3&gpu=h800&node=8&pp=16&ep=64&tp=1&batch=15360&lmhead=0";
+    let (i, notes) = Inputs::from_query(q);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(i.layout.head_layers, Some(0));
+    assert!(i.to_query().contains("lmhead=0"), "{}", i.to_query());
+    let o = outputs(&i).unwrap();
+    let c = o
+        .selected(plan3d_core::Method::Baseline)
+        .unwrap()
+        .evaluation
+        .config;
+    assert_eq!((c.pipe, c.head_layers), (16, 0));
+    // The custom shape's `head` (head size) keeps its meaning.
+    let (j, _) = Inputs::from_query("model=custom&seq=2048&heads=16&head=64&layers=8");
+    assert_eq!(j.model.shape().unwrap().head_size, 64);
+    assert_eq!(j.layout.head_layers, None);
+    // Under paper the split is the practice search's, and said.
+    let (p, _) = Inputs::from_query("assume=paper&model=gpt-3&gpus=1024&lmhead=1");
+    let out = planner::outputs(&p).unwrap();
+    assert!(planner::corrections(&p, &out)
+        .iter()
+        .any(|n| n.key == "lmhead"));
+}

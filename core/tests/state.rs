@@ -108,6 +108,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                     micro_batch: target_days.map(|_| (m + 1) as u32),
                     zero: (c % 3 == 0).then(|| plan3d_core::cost::Zero::ALL[(g + c) % 5]),
                     schedule: (n % 2 == 1).then(|| plan3d_core::cost::PipelineSchedule::ALL[p % 5]),
+                    head_layers: (p % 3 == 0).then_some((m % 4) as u32),
                 },
             },
         )

@@ -117,6 +117,7 @@ fn practice_space(inputs: &Inputs) -> search::Space {
         micro_batch: inputs.layout.micro_batch,
         zero: inputs.layout.zero,
         pipeline_schedule: inputs.layout.schedule,
+        head_layers: inputs.layout.head_layers,
         // A dense model has no experts: `ep` is ignored there (said by
         // [`corrections`]).
         expert: inputs
@@ -338,6 +339,7 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             ("mb", l.micro_batch.is_some()),
             ("zero", l.zero.is_some()),
             ("sched", l.schedule.is_some()),
+            ("lmhead", l.head_layers.is_some()),
         ] {
             if set {
                 v.push(Notice {

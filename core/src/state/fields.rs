@@ -18,7 +18,7 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" if v.is_empty() => {
+            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" | "lmhead" if v.is_empty() => {
                 let l = &mut self.layout;
                 match key {
                     "dp" => l.data = None,
@@ -27,6 +27,7 @@ impl Inputs {
                     "vp" => l.virtual_stages = None,
                     "mb" => l.micro_batch = None,
                     "zero" => l.zero = None,
+                    "lmhead" => l.head_layers = None,
                     _ => l.schedule = None,
                 }
                 Ok(())
@@ -119,6 +120,7 @@ impl Inputs {
             "mb" => self.layout.micro_batch.map(|x| x.to_string()),
             "zero" => self.layout.zero.map(|z| z.name().to_string()),
             "sched" => self.layout.schedule.map(|s| s.name().to_string()),
+            "lmhead" => self.layout.head_layers.map(|x| x.to_string()),
             _ => None,
         }
         .unwrap_or_default()
@@ -162,6 +164,12 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "lmhead" => self
+                .layout
+                .head_layers
+                .map_or(String::from("the head's flops in layers"), |h| {
+                    alloc::format!("{h} layers")
+                }),
             "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" => {
                 let text = self.field_text(key);
                 if text.is_empty() {

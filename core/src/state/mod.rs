@@ -109,11 +109,15 @@ pub struct Layout {
     /// Pipeline schedule (`sched`: `1f1b`, `gpipe`, `zb-h1`, `zb-v`,
     /// `dualpipe`).
     pub schedule: Option<crate::cost::PipelineSchedule>,
+    /// The head's work in layers in the pipeline split (`lmhead`: the last
+    /// stage holds this many layers fewer; 0 splits the layers evenly);
+    /// by default the head's flops in layers.
+    pub head_layers: Option<u32>,
 }
 
 impl Layout {
     /// The URL keys of a layout, in the order the query writes them.
-    pub const KEYS: [&'static str; 7] = ["dp", "pp", "tp", "vp", "mb", "zero", "sched"];
+    pub const KEYS: [&'static str; 8] = ["dp", "pp", "tp", "vp", "mb", "zero", "sched", "lmhead"];
 
     /// Is anything fixed?
     #[must_use]

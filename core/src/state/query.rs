@@ -295,6 +295,14 @@ impl Inputs {
                 Ok(z) => self.layout.zero = Some(z),
                 Err(_) => return Err("the ZeRO stage is 0, 1, 2, 3 or 3-step"),
             },
+            "lmhead" => {
+                match parse_u64(v, 0, 64) {
+                    Some(h) => self.layout.head_layers = Some(h as u32),
+                    None => return Err(
+                        "the head's layers in the pipeline split must be a whole number in 0–64",
+                    ),
+                }
+            }
             "sched" => match crate::cost::PipelineSchedule::parse(v) {
                 Ok(s) => self.layout.schedule = Some(s),
                 Err(_) => {
@@ -451,6 +459,9 @@ impl Inputs {
         }
         if let Some(s) = l.schedule {
             put("sched", &s.name());
+        }
+        if let Some(h) = l.head_layers {
+            put("lmhead", &h);
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));
