@@ -3,7 +3,10 @@
 
 use leptos::prelude::*;
 use plan3d_core::{
-    cost::{assumptions::Compute, AssumptionSet},
+    cost::{
+        assumptions::{Compute, CrossEntropy},
+        AssumptionSet,
+    },
     hardware, model,
     planner::METHODS,
     search::Parallelism,
@@ -147,6 +150,17 @@ pub fn Controls(
                         <option value="fp8">"FP8 (unvalidated)"</option>
                     </select>
                 {field_notes(Keys::One("prec"))}
+                    <label for="p3-ce" title="what the last pipeline stage holds for one micro-batch's logits">"Loss (cross-entropy)"</label>
+                    <select id="p3-ce" data-testid="ce" prop:value=move || inputs.with(|i| i.field_text("ce"))
+                        on:change=move |e| {
+                            let v = event_target_value(&e);
+                            set(true, Box::new(move |i| if let Ok(c) = CrossEntropy::parse(&v) { i.cross_entropy = Some(c) }));
+                        }>
+                        <option value="vocab-parallel">"vocab-parallel (Megatron-Core)"</option>
+                        <option value="eager">"eager fp32 (torchtitan, Hugging Face)"</option>
+                        <option value="fused-linear">"fused linear (Liger)"</option>
+                    </select>
+                {field_notes(Keys::One("ce"))}
                     <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">
                         <input type="checkbox" data-testid="zb" prop:checked=move || inputs.with(|i| i.zero_bubble)
                             on:change=move |e| {

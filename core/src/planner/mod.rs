@@ -360,6 +360,14 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             used: "BF16".into(),
         });
     }
+    if let Some(c) = inputs.cross_entropy.filter(|_| !inputs.practice()) {
+        v.push(Notice {
+            key: "ce".into(),
+            value: c.name().into(),
+            reason: "the loss's memory is a practice knob: the paper counts the fp32 logits",
+            used: "the fp32 logits (4 bytes each)".into(),
+        });
+    }
     if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {
             key: "ep".into(),

@@ -164,6 +164,11 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "ce" => String::from(
+                self.cross_entropy
+                    .unwrap_or(crate::cost::assumptions::CrossEntropy::VocabParallel)
+                    .name(),
+            ),
             "lmhead" => self
                 .layout
                 .head_layers

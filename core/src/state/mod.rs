@@ -236,6 +236,10 @@ pub struct Inputs {
     pub ramp: crate::run::PageRamp,
     /// (Practice) the number format of the layers' GEMMs.
     pub compute: crate::cost::assumptions::Compute,
+    /// (Practice) the loss over the vocabulary, which sets the last
+    /// stage's logits memory (`ce`); `None`: Megatron-Core's vocab-parallel
+    /// cross-entropy, practice's default.
+    pub cross_entropy: Option<crate::cost::assumptions::CrossEntropy>,
     /// (Practice) the search also tries the zero-bubble ZB-H1 schedule
     /// (`zb=1`).
     pub zero_bubble: bool,
@@ -270,6 +274,7 @@ impl Default for Inputs {
             price: None,
             ramp: [None; crate::run::MAX_RAMP],
             compute: crate::cost::assumptions::Compute::Bf16,
+            cross_entropy: None,
             zero_bubble: false,
             context: None,
             expert: None,
@@ -354,10 +359,16 @@ impl Inputs {
     /// The cost model's knobs: the named setting with the token budget.
     #[must_use]
     pub fn knobs(&self) -> Assumptions {
+        let base = self.assumptions.knobs();
         Assumptions {
             tokens: self.tokens,
             compute: self.compute_used(),
-            ..self.assumptions.knobs()
+            // Practice's knob; the paper counts its fp32 logits.
+            cross_entropy: match self.cross_entropy {
+                Some(c) if self.practice() => c,
+                _ => base.cross_entropy,
+            },
+            ..base
         }
     }
 

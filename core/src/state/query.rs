@@ -326,6 +326,14 @@ impl Inputs {
                 Ok(c) => self.compute = c,
                 Err(_) => return Err("unknown precision (bf16 or fp8)"),
             },
+            "ce" => match crate::cost::assumptions::CrossEntropy::parse(v) {
+                Ok(c) => self.cross_entropy = Some(c),
+                Err(_) => {
+                    return Err(
+                        "the cross-entropy is vocab-parallel, eager, fused-linear or logits",
+                    )
+                }
+            },
             "ramp" => match crate::run::page_ramp(v) {
                 Ok(r) => self.ramp = r,
                 Err(_) => return Err("a batch ramp is TOKENS:BATCH,... from 0, at most 4 phases"),
@@ -432,6 +440,9 @@ impl Inputs {
         }
         if self.compute != d.compute {
             put("prec", &self.compute.name());
+        }
+        if let Some(c) = self.cross_entropy {
+            put("ce", &c.name());
         }
         if self.zero_bubble {
             put("zb", &"1");

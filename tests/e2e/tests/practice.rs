@@ -218,3 +218,41 @@ fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
     );
     b.screenshot(&artifact("opening-and-fp8-note"));
 }
+
+/// The loss's field: choosing PyTorch's eager cross-entropy writes `ce` to
+/// the URL and doubles the last stage's logits in "Why this plan" (the
+/// layout fixed, so that the plan stays the same).
+#[test]
+fn the_loss_field_sets_the_logits_memory() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    open(
+        &b,
+        &format!("{base}?model=llama-3.1-8b&gpu=h100-sxm&gpus=8&dp=8&pp=1&tp=1&mb=1"),
+    );
+    let logits = |b: &Browser| -> f64 {
+        let why = b.text("binding");
+        // The heaviest stage's "…, logits X, reserve …" (the step's
+        // kernel classes name "logits" too, with a share).
+        let at = why.find(", logits ").expect("a logits figure");
+        why[at + 9..]
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let before = logits(&b);
+    let text = b.text("binding");
+    set(&b, "ce", "eager", "change");
+    b.wait(
+        &format!(
+            "return location.search.includes('ce=eager') && \
+             document.querySelector('[data-testid=binding]').textContent.trim() != {}",
+            serde_json::json!(text)
+        ),
+        WAIT,
+    );
+    let after = logits(&b);
+    assert!((after / before - 2.0).abs() < 0.05, "{before} -> {after}");
+}
