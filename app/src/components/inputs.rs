@@ -151,7 +151,7 @@ pub fn Controls(
                     </select>
                 {field_notes(Keys::One("prec"))}
                     <label for="p3-ce" title="what the last pipeline stage holds for one micro-batch's logits">"Loss (cross-entropy)"</label>
-                    <select id="p3-ce" data-testid="ce" prop:value=move || inputs.with(|i| i.field_text("ce"))
+                    <select id="p3-ce" data-testid="ce" prop:value=move || inputs.with(|i| i.cross_entropy.unwrap_or(AssumptionSet::Practice.knobs().cross_entropy).name())
                         on:change=move |e| {
                             let v = event_target_value(&e);
                             set(true, Box::new(move |i| if let Ok(c) = CrossEntropy::parse(&v) { i.cross_entropy = Some(c) }));
@@ -159,6 +159,7 @@ pub fn Controls(
                         <option value="vocab-parallel">"vocab-parallel (Megatron-Core)"</option>
                         <option value="eager">"eager fp32 (torchtitan, Hugging Face)"</option>
                         <option value="fused-linear">"fused linear (Liger)"</option>
+                        <option value="logits">"fp32 logits only (the paper's count)"</option>
                     </select>
                 {field_notes(Keys::One("ce"))}
                     <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">

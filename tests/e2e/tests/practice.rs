@@ -242,6 +242,14 @@ fn the_loss_field_sets_the_logits_memory() {
             .parse()
             .unwrap()
     };
+    // The field shows the loss in use: practice's default, then a URL's.
+    let shown = |b: &Browser| {
+        b.exec(
+            "return document.querySelector('[data-testid=ce]').value",
+            &[],
+        )
+    };
+    assert_eq!(shown(&b), serde_json::json!("vocab-parallel"));
     let before = logits(&b);
     let text = b.text("binding");
     set(&b, "ce", "eager", "change");
@@ -255,4 +263,9 @@ fn the_loss_field_sets_the_logits_memory() {
     );
     let after = logits(&b);
     assert!((after / before - 2.0).abs() < 0.05, "{before} -> {after}");
+    open(
+        &b,
+        &format!("{base}?model=llama-3.1-8b&gpu=h100-sxm&ce=fused-linear"),
+    );
+    assert_eq!(shown(&b), serde_json::json!("fused-linear"));
 }
