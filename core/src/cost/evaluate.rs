@@ -139,6 +139,18 @@ pub fn evaluate_with(
     cfg: &Config,
     a: &Assumptions,
 ) -> Result<Evaluation, Error> {
+    evaluate_staged(model, hw, cfg, a, None)
+}
+
+/// [`evaluate_with`], given the configuration's [`Stages`] when the caller
+/// has them already (the practice search checks memory first).
+pub(crate) fn evaluate_staged(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+    stages: Option<Stages>,
+) -> Result<Evaluation, Error> {
     validate(model, hw, cfg)?;
     if a.compute == crate::cost::assumptions::Compute::Fp8
         && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
@@ -169,7 +181,7 @@ pub fn evaluate_with(
             })
         }
         Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
-        Timing::Seconds => by_seconds(model, hw, cfg, a),
+        Timing::Seconds => by_seconds(model, hw, cfg, a, stages),
     }
 }
 
@@ -347,6 +359,7 @@ fn by_seconds(
     hw: &Hardware,
     cfg: &Config,
     a: &Assumptions,
+    stages: Option<Stages>,
 ) -> Result<Evaluation, Error> {
     for (what, total) in [("heads", model.heads), ("key/value heads", model.kv_heads)] {
         if total % cfg.tensor != 0 {
@@ -374,7 +387,7 @@ fn by_seconds(
         * tokens_per_step;
     let ngpu = cfg.gpus() as f64;
     let efficiency = hardware_flops / (ngpu * hw.gpu.peak.0 * step.0);
-    let stages = Stages::of(model, cfg, a);
+    let stages = stages.unwrap_or_else(|| Stages::of(model, cfg, a));
     let heavy = stages.heaviest();
     let full = matches!(
         cfg.activation,

@@ -293,26 +293,30 @@ impl Stages {
     /// The heaviest stage.
     #[must_use]
     pub fn heaviest(&self) -> StageMemory {
-        self.iter()
-            .copied()
-            .fold(None::<StageMemory>, |best, s| match best {
-                Some(b) if b.total().0 >= s.total().0 => Some(b),
-                _ => Some(s),
-            })
-            .unwrap_or_default()
+        let mut best: Option<(&StageMemory, f64)> = None;
+        for s in self.iter() {
+            let total = s.total().0;
+            if best.is_none_or(|(_, b)| b < total) {
+                best = Some((s, total));
+            }
+        }
+        best.map(|(s, _)| *s).unwrap_or_default()
     }
 
     /// The stages of a configuration under `a`.
     #[must_use]
     pub fn of(model: &ModelShape, cfg: &Config, a: &Assumptions) -> Self {
+        // What every stage shares, worked out once (the practice search
+        // asks this of every candidate).
+        let common = Common::new(model, cfg, a);
         let last = cfg.pipe - 1;
         let mut items = [None; 3];
-        items[0] = Some(stage_memory(model, cfg, a, 0));
+        items[0] = Some(common.stage(model, cfg, a, 0));
         if cfg.pipe > 2 {
-            items[1] = Some(stage_memory(model, cfg, a, 1));
+            items[1] = Some(common.stage(model, cfg, a, 1));
         }
         if cfg.pipe > 1 {
-            items[2] = Some(stage_memory(model, cfg, a, last));
+            items[2] = Some(common.stage(model, cfg, a, last));
         }
         Self { items }
     }
@@ -356,70 +360,105 @@ impl Stages {
 /// * logits on the last device; the reserve.
 #[must_use]
 pub fn stage_memory(model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u32) -> StageMemory {
-    use crate::cost::assumptions::Zero;
-    use crate::cost::step;
-    let (layer_w, ends_w) = step::stage_params(model, cfg, stage);
-    let params = layer_w + ends_w;
-    // The state is sharded over the data and context ranks; the routed
-    // experts' over the ep-fold smaller expert-data-parallel group.
-    let experts = step::stage_expert_params(model, cfg, stage);
-    let dense = params - experts;
-    let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
-    let d_e = d / f64::from(cfg.expert.max(1));
-    let t = f64::from(cfg.tensor);
-    let zero = step::zero_of(cfg);
-    let (sw, sg, so) = zero.shards(d);
-    let (swe, sge, soe) = zero.shards(d_e);
-    let (bw, bg, bo) = a.precision.bytes();
-    let (layer_dense, layer_experts) = step::layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
-    let gathered = match zero {
-        Zero::Three => 2.0 * 2.0 * (layer_dense + layer_experts),
-        Zero::ThreePerStep => 2.0 * params,
-        _ => 0.0,
-    };
-    let layers = step::device_layers(model.layers, cfg, stage);
-    // A 1/cp share of each sequence's tokens (context parallelism).
-    let tokens =
-        f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
-    let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
-    let in_flight = step::in_flight(cfg, stage);
-    let checkpoints = f64::from(layers) * in_flight * tokens;
-    let host = if cfg.zero_r == crate::cost::config::ZeroR::PaCpu && working > 0.0 {
-        step::checkpoint_per_token(model, cfg) * checkpoints
-    } else {
-        0.0
-    };
-    let logits = match model.vocab {
-        Some(v) if step::holds_head(cfg, stage) => {
-            a.cross_entropy
-                .bytes(tokens, f64::from(v), model.width() as f64, t)
+    Common::new(model, cfg, a).stage(model, cfg, a, stage)
+}
+
+/// What [`stage_memory`] computes alike for every stage of a
+/// configuration: one layer's weights per GPU, the ZeRO shards, the
+/// activations kept per token.
+struct Common {
+    layer_dense: f64,
+    layer_experts: f64,
+    shards: (f64, f64, f64),
+    expert_shards: (f64, f64, f64),
+    tokens: f64,
+    kept: f64,
+    working: f64,
+}
+
+impl Common {
+    fn new(model: &ModelShape, cfg: &Config, a: &Assumptions) -> Self {
+        use crate::cost::step;
+        let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
+        let d_e = d / f64::from(cfg.expert.max(1));
+        let zero = step::zero_of(cfg);
+        let (layer_dense, layer_experts) =
+            step::layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
+        // A 1/cp share of each sequence's tokens (context parallelism).
+        let tokens =
+            f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
+        let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
+        // FP8: the FP8 GEMMs' inputs kept in FP8.
+        let kept = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+            kept - step::fp8_saved_per_token(model, cfg)
+        } else {
+            kept
+        };
+        Self {
+            layer_dense,
+            layer_experts,
+            shards: zero.shards(d),
+            expert_shards: zero.shards(d_e),
+            tokens,
+            kept,
+            working,
         }
-        _ => 0.0,
-    };
-    // FP8: the layers' weights cast to FP8 and transposed, cached; the
-    // FP8 GEMMs' inputs kept in FP8.
-    let fp8 = a.compute == crate::cost::assumptions::Compute::Fp8;
-    let fp8_cache = if fp8 {
-        layer_w * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
-    } else {
-        0.0
-    };
-    let kept = if fp8 {
-        kept - step::fp8_saved_per_token(model, cfg)
-    } else {
-        kept
-    };
-    StageMemory {
-        stage,
-        layers,
-        weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache),
-        gradients: Bytes(dense * bg / sg + experts * bg / sge),
-        optimizer: Bytes(dense * bo / so + experts * bo / soe),
-        activations: Bytes(kept * tokens * f64::from(layers) * in_flight),
-        working: Bytes((working + kept) * tokens),
-        logits: Bytes(logits),
-        reserve: a.reserve,
-        host: Bytes(host),
-        in_flight,
+    }
+
+    fn stage(&self, model: &ModelShape, cfg: &Config, a: &Assumptions, stage: u32) -> StageMemory {
+        use crate::cost::assumptions::Zero;
+        use crate::cost::step;
+        let layers = step::device_layers(model.layers, cfg, stage);
+        let weights = (self.layer_dense, self.layer_experts);
+        let (layer_w, ends_w) = step::stage_params_of(model, cfg, stage, layers, weights);
+        let params = layer_w + ends_w;
+        // The state is sharded over the data and context ranks; the routed
+        // experts' over the ep-fold smaller expert-data-parallel group.
+        let experts = step::dual_copies(cfg) * f64::from(layers) * self.layer_experts;
+        let dense = params - experts;
+        let t = f64::from(cfg.tensor);
+        let (sw, sg, so) = self.shards;
+        let (swe, sge, soe) = self.expert_shards;
+        let (bw, bg, bo) = a.precision.bytes();
+        let gathered = match step::zero_of(cfg) {
+            Zero::Three => 2.0 * 2.0 * (self.layer_dense + self.layer_experts),
+            Zero::ThreePerStep => 2.0 * params,
+            _ => 0.0,
+        };
+        let tokens = self.tokens;
+        let (kept, working) = (self.kept, self.working);
+        let in_flight = step::in_flight(cfg, stage);
+        let checkpoints = f64::from(layers) * in_flight * tokens;
+        let host = if cfg.zero_r == crate::cost::config::ZeroR::PaCpu && working > 0.0 {
+            step::checkpoint_per_token(model, cfg) * checkpoints
+        } else {
+            0.0
+        };
+        let logits = match model.vocab {
+            Some(v) if step::holds_head(cfg, stage) => {
+                a.cross_entropy
+                    .bytes(tokens, f64::from(v), model.width() as f64, t)
+            }
+            _ => 0.0,
+        };
+        // FP8: the layers' weights cast to FP8 and transposed, cached.
+        let fp8_cache = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+            layer_w * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
+        } else {
+            0.0
+        };
+        StageMemory {
+            stage,
+            layers,
+            weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache),
+            gradients: Bytes(dense * bg / sg + experts * bg / sge),
+            optimizer: Bytes(dense * bo / so + experts * bo / soe),
+            activations: Bytes(kept * tokens * f64::from(layers) * in_flight),
+            working: Bytes((working + kept) * tokens),
+            logits: Bytes(logits),
+            reserve: a.reserve,
+            host: Bytes(host),
+            in_flight,
+        }
     }
 }

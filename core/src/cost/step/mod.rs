@@ -154,7 +154,25 @@ fn per_direction(hw: &Hardware, a: &Assumptions, inside_node: bool) -> f64 {
 /// as (layers', the embedding's or head's).
 #[must_use]
 pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) {
-    let layers = f64::from(device_layers(model.layers, cfg, stage));
+    stage_params_of(
+        model,
+        cfg,
+        stage,
+        device_layers(model.layers, cfg, stage),
+        layer_weights_on_gpu(model, cfg.tensor, cfg.expert),
+    )
+}
+
+/// [`stage_params`] given the device's layers ([`device_layers`]) and one
+/// layer's weights on a GPU ([`layer_weights_on_gpu`]).
+pub(crate) fn stage_params_of(
+    model: &ModelShape,
+    cfg: &Config,
+    stage: u32,
+    layers: u32,
+    (dense, experts): (f64, f64),
+) -> (f64, f64) {
+    let layers = f64::from(layers);
     let t = f64::from(cfg.tensor);
     let embed = model
         .vocab
@@ -169,7 +187,6 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
         (true, false, _) | (false, true, _) => 1.0,
         (false, false, _) => 0.0,
     };
-    let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
     let copies = dual_copies(cfg);
     (
         copies * layers * (dense + experts),

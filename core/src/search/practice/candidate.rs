@@ -7,7 +7,7 @@ use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, R
 use super::{better, bubble_factor, Recorder, Space};
 use crate::cost::assumptions::Assumptions;
 use crate::cost::{
-    evaluate_with, memory::Stages, step::balanced_head, Config, Evaluation, Method,
+    evaluate_staged, memory::Stages, step::balanced_head, Config, Evaluation, Method,
     PipelineSchedule, ZeroR,
 };
 use crate::hardware::Hardware;
@@ -180,12 +180,13 @@ pub(super) fn evaluate_candidate(
                             .head_layers
                             .unwrap_or_else(|| balanced_head(model, &cfg, a.work));
                         // Memory first: cheaper than the step.
-                        let heavy = Stages::of(model, &cfg, a).heaviest();
+                        let stages = Stages::of(model, &cfg, a);
+                        let heavy = stages.heaviest();
                         if heavy.total().0 > gpu_memory {
                             rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg);
                             continue;
                         }
-                        let Ok(e) = evaluate_with(model, hw, &cfg, a) else {
+                        let Ok(e) = evaluate_staged(model, hw, &cfg, a, Some(stages)) else {
                             continue;
                         };
                         *evaluated += 1;
