@@ -383,15 +383,28 @@ fn build_api() -> Result {
     Ok(())
 }
 
-/// The files of the build, as `./name`, sorted.
+/// The files of the page's build, as `./path`, sorted: the top folder's and
+/// wasm-bindgen's `snippets/` (JavaScript the page's module imports), not
+/// the JavaScript API's `api/`.
 fn dist_files() -> Result<Vec<String>> {
-    let mut v: Vec<String> = fs::read_dir(root().join("dist"))
-        .map_err(|e| e.to_string())?
-        .flatten()
-        .filter(|e| e.path().is_file())
-        .filter_map(|e| e.file_name().to_str().map(|n| format!("./{n}")))
-        .filter(|n| n != "./sw.js")
-        .collect();
+    fn walk(dir: &Path, prefix: &str, v: &mut Vec<String>) -> Result {
+        for e in fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let path = format!("{prefix}{name}");
+            if e.path().is_file() {
+                v.push(path);
+            } else if e.path().is_dir() && (path == "./snippets" || path.starts_with("./snippets/"))
+            {
+                walk(&e.path(), &format!("{path}/"), v)?;
+            }
+        }
+        Ok(())
+    }
+    let mut v = Vec::new();
+    walk(&root().join("dist"), "./", &mut v)?;
+    v.retain(|n| n != "./sw.js");
     v.sort();
     Ok(v)
 }
