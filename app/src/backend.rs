@@ -10,8 +10,8 @@
 //! page and reading its size: a forced layout of the whole page per label
 //! (~20 per chart, 2–3 ms a redraw measured here) and an inline `style`
 //! that a strict CSP has to allow. [`Measured`] answers
-//! [`DrawingBackend::estimate_text_size`] with `measureText` on a canvas's
-//! own 2D context instead, and passes everything else through to
+//! [`DrawingBackend::estimate_text_size`] with `measureText` on a canvas
+//! outside the page instead, and passes everything else through to
 //! plotters-canvas's `CanvasBackend` or plotters' `SVGBackend`.
 
 use plotters::prelude::{DrawingBackend, SVGBackend};
@@ -83,8 +83,29 @@ pub fn context_of(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d
 /// gzipped wasm).
 pub struct Measured<'a> {
     inner: Inner<'a>,
-    context: CanvasRenderingContext2d,
     size: (u32, u32),
+}
+
+thread_local! {
+    /// A detached canvas's context, and the font last set on it. Setting
+    /// `font` on a canvas in the page resolves it against the canvas's
+    /// computed style, which first brings the whole page's style up to
+    /// date: measured here, that forced style pass was ~13 ms of a size
+    /// slider's change at 4× CPU throttling, a third of its script. A
+    /// canvas outside the page has no style to bring up to date.
+    static MEASURE: Option<(CanvasRenderingContext2d, std::cell::RefCell<String>)> =
+        detached_context().map(|c| (c, std::cell::RefCell::new(String::new())));
+}
+
+/// The 2D context of a new canvas that is never put in the page.
+fn detached_context() -> Option<CanvasRenderingContext2d> {
+    let canvas = web_sys::window()?
+        .document()?
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<HtmlCanvasElement>()
+        .ok()?;
+    context_of(&canvas)
 }
 
 enum Inner<'a> {
@@ -103,25 +124,16 @@ impl Measured<'static> {
         let (w, h) = logical_size(&canvas);
         Some(Self {
             inner: Inner::Canvas(CanvasBackend::with_canvas_object(canvas)?),
-            context,
             size: (w as u32, h as u32),
         })
     }
 }
 
 impl<'a> Measured<'a> {
-    /// An SVG drawing of `size` into `out`, with text measured on a
-    /// detached canvas (never in the page).
+    /// An SVG drawing of `size` into `out`.
     pub fn svg(out: &'a mut String, size: (u32, u32)) -> Option<Self> {
-        let canvas = web_sys::window()?
-            .document()?
-            .create_element("canvas")
-            .ok()?
-            .dyn_into::<HtmlCanvasElement>()
-            .ok()?;
         Some(Self {
             inner: Inner::Svg(SVGBackend::with_string(out, size)),
-            context: context_of(&canvas)?,
             size,
         })
     }
@@ -235,18 +247,23 @@ impl DrawingBackend for Measured<'_> {
 
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32)> {
         // The font string CanvasBackend::draw_text sets.
-        self.context.set_font(&format!(
+        let font = format!(
             "{} {}px {}",
             style.style().as_str(),
             style.size(),
             style.family().as_str()
-        ));
-        let m = self
-            .context
-            .measure_text(text)
-            .map_err(|_| DrawingErrorKind::FontError("measureText failed".into()))?;
-        let height = m.font_bounding_box_ascent() + m.font_bounding_box_descent();
-        Ok((m.width().ceil() as u32, height.ceil() as u32))
+        );
+        let failed = || DrawingErrorKind::FontError("measureText failed".into());
+        MEASURE.with(|m| {
+            let (context, last) = m.as_ref().ok_or_else(failed)?;
+            if *last.borrow() != font {
+                context.set_font(&font);
+                *last.borrow_mut() = font;
+            }
+            let m = context.measure_text(text).map_err(|_| failed())?;
+            let height = m.font_bounding_box_ascent() + m.font_bounding_box_descent();
+            Ok((m.width().ceil() as u32, height.ceil() as u32))
+        })
     }
 
     fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<()> {
