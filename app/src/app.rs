@@ -160,6 +160,34 @@ fn optimum_signal(
     })
 }
 
+/// When the inputs last settled: bumped in the same update after a
+/// discrete choice, and [`SETTLE_MS`] after a slider's (or a typed
+/// number's) last move. The explanations of the plan shown (why this plan,
+/// its network, its whole run) follow it, so that a drag updates the
+/// answer (headline, plans, charts) in each frame and the explanations
+/// once the hand is still.
+#[derive(Clone, Copy)]
+pub struct Settle(Option<RwSignal<u32>>);
+
+impl Settle {
+    /// Runs `f` as of the last settled inputs: tracking only the settle,
+    /// nothing `f` reads (everything, outside the page's [`App`]).
+    pub fn get<T>(self, f: impl FnOnce() -> T) -> T {
+        match self.0 {
+            Some(s) => {
+                s.track();
+                untrack(f)
+            }
+            None => f(),
+        }
+    }
+}
+
+/// The page's [`Settle`].
+pub fn settle() -> Settle {
+    use_context::<Settle>().unwrap_or(Settle(None))
+}
+
 /// Whether the selected plan's schedule is simulated: while its card is on
 /// screen (or nearly), or while an export asks for it.
 #[derive(Clone, Copy)]
@@ -304,6 +332,26 @@ pub fn App() -> impl IntoView {
         corrections,
     });
     let optimum = optimum_signal(inputs, outputs, push);
+    let settled = RwSignal::new(0_u32);
+    provide_context(Settle(Some(settled)));
+    let settle_task = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        outputs.track();
+        optimum.track();
+        if let Some(h) = settle_task.get_value() {
+            h.clear();
+        }
+        if push.get_value() {
+            settled.update(|n| *n += 1);
+        } else {
+            let h = set_timeout_with_handle(
+                move || settled.update(|n| *n += 1),
+                std::time::Duration::from_millis(SETTLE_MS),
+            )
+            .ok();
+            settle_task.set_value(h);
+        }
+    });
     // The selected plan's schedule: at most planner::MAX_PAGE_OPS
     // operations (~1.5 ms), so it lands in the same frame as the numbers;
     // simulated only while the schedule is on screen (or exported): off

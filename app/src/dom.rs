@@ -5,6 +5,75 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
+// Morphs el's children into the markup html: nodes of the same kind and
+// name are kept and only their changed text and attributes are written;
+// the rest is replaced, added or removed.
+function same(a, b) {
+  let x = a.firstChild, y = b.firstChild;
+  while (y) {
+    const ny = y.nextSibling;
+    if (!x) a.appendChild(y);
+    else {
+      const nx = x.nextSibling;
+      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) a.replaceChild(y, x);
+      else if (x.nodeType === 1) {
+        const ya = y.attributes, xa = x.attributes;
+        for (let i = 0; i < ya.length; i++) {
+          const a = ya[i];
+          if (x.getAttribute(a.name) !== a.value) x.setAttribute(a.name, a.value);
+        }
+        for (let i = xa.length - 1; i >= 0; i--) if (!y.hasAttribute(xa[i].name)) x.removeAttribute(xa[i].name);
+        same(x, y);
+      } else if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
+      x = nx;
+    }
+    y = ny;
+  }
+  while (x) { const nx = x.nextSibling; a.removeChild(x); x = nx; }
+}
+const t = document.createElement('template');
+export function morph(el, html) { t.innerHTML = html; same(el, t.content); t.innerHTML = ''; }
+"#)]
+extern "C" {
+    /// Sets `el`'s children to the markup `html`, keeping the nodes that
+    /// stay and writing only what changed. Replacing them all
+    /// (`innerHTML`) removed and re-added ~150 nodes per input change
+    /// (the plans table, the run's figures and strip), each laid out
+    /// anew; traced at 4× CPU throttling, that layout was ~11 ms of a
+    /// size slider's change.
+    #[wasm_bindgen::prelude::wasm_bindgen(js_name = morph)]
+    fn morph_js(el: &web_sys::Element, html: &str);
+}
+
+/// Sets `el`'s children to the markup `html` as [`markup`] does: nodes of
+/// the same kind and name are kept, only changed text and attributes are
+/// written, the rest replaced, added or removed.
+pub fn morph(el: &web_sys::Element, html: &str) {
+    morph_js(el, html);
+}
+
+/// Keeps the content of the element with id `id` the markup `html`
+/// returns: the markup of a table body or a card's figures (markup strings
+/// are smaller in wasm than a view per element), morphed in place by an
+/// effect, so that what did not change stays in the layout untouched.
+/// One effect type for every caller (the element found by id, the markup
+/// boxed): each generic copy cost wasm bytes.
+pub fn markup(id: &'static str, html: impl Fn() -> String + 'static) {
+    markup_boxed(id, Box::new(html));
+}
+
+fn markup_boxed(id: &'static str, html: Box<dyn Fn() -> String>) {
+    Effect::new(move |last: Option<Option<String>>| {
+        let h = html();
+        let el = document().get_element_by_id(id)?;
+        if last.flatten().as_ref() != Some(&h) {
+            morph(&el, &h);
+        }
+        Some(h)
+    });
+}
+
 /// Milliseconds since the page started (`performance.now()`).
 pub fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())

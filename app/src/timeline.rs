@@ -328,34 +328,3 @@ pub fn draw_memory(
         h - bottom,
     );
 }
-
-/// Clears an overlay canvas, marks one point on it and draws a vertical
-/// cursor at `cursor` from `y0` to `y1` (logical pixels).
-pub fn draw_marker(
-    canvas: &HtmlCanvasElement,
-    at: Option<(f64, f64)>,
-    cursor: Option<f64>,
-    y0: i32,
-    y1: i32,
-    dark: bool,
-) {
-    let Some((ctx, w, h)) = context(canvas) else {
-        return;
-    };
-    ctx.clear_rect(0.0, 0.0, w, h);
-    let fg = if dark { "#e8e9ee" } else { "#1b1d23" };
-    if let Some(x) = cursor {
-        ctx.set_fill_style_str(if dark {
-            "rgba(232,233,238,0.45)"
-        } else {
-            "rgba(27,29,35,0.35)"
-        });
-        ctx.fill_rect(x - 0.75, f64::from(y0), 1.5, f64::from(y1 - y0));
-    }
-    if let Some((x, y)) = at {
-        ctx.set_fill_style_str(fg);
-        ctx.begin_path();
-        let _ = ctx.arc(x, y, 6.0, 0.0, std::f64::consts::TAU);
-        ctx.fill();
-    }
-}

@@ -385,3 +385,52 @@ fn memory_chart_fits_a_phone() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn markup_is_morphed_in_place() {
+    use plan3d_app::dom::morph;
+    let doc = document();
+    let table = doc.create_element("table").unwrap();
+    let body = doc.create_element("tbody").unwrap();
+    table.append_child(&body).unwrap();
+    doc.body().unwrap().append_child(&table).unwrap();
+    morph(
+        &body,
+        "<tr class=\"a\" title=\"t\"><td>1</td><td>x</td></tr><tr><td>2</td></tr>",
+    );
+    assert_eq!(
+        body.inner_html(),
+        "<tr class=\"a\" title=\"t\"><td>1</td><td>x</td></tr><tr><td>2</td></tr>"
+    );
+    let row = body.first_element_child().unwrap();
+    let one = row.first_child().unwrap().first_child().unwrap();
+    let x = row.last_child().unwrap().first_child().unwrap();
+    // Changed text and attributes are written into the nodes that stay.
+    let next =
+        "<tr class=\"b\"><td>1</td><td>y</td></tr><tr><td>2</td><td>3</td></tr><tr><td>4</td></tr>";
+    morph(&body, next);
+    assert_eq!(body.inner_html(), next);
+    let row2 = body.first_element_child().unwrap();
+    assert!(row2.is_same_node(Some(&row)), "the first row is kept");
+    let cells = row2.children();
+    assert!(cells
+        .item(0)
+        .unwrap()
+        .first_child()
+        .unwrap()
+        .is_same_node(Some(&one)));
+    assert!(cells
+        .item(1)
+        .unwrap()
+        .first_child()
+        .unwrap()
+        .is_same_node(Some(&x)));
+    assert_eq!(x.node_value().as_deref(), Some("y"));
+    // Fewer rows, and a node of another name, replaced.
+    morph(&body, "<tr><th>z</th></tr>");
+    assert_eq!(body.inner_html(), "<tr><th>z</th></tr>");
+    assert!(body.first_element_child().unwrap().is_same_node(Some(&row)));
+    morph(&body, "");
+    assert_eq!(body.child_element_count(), 0);
+    table.remove();
+}

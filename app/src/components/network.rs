@@ -17,55 +17,57 @@ pub fn NetworkNeeds(
     outputs: OutputsMemo,
     optimum: OptimumSignal,
 ) -> impl IntoView {
-    let selected = move || shown(inputs, outputs, optimum).map(|s| s.plan);
+    // The plan and the links, once the inputs settle
+    // (crate::app::Settle).
+    let settle = crate::app::settle();
+    let current = move || {
+        settle.get(|| {
+            let p = shown(inputs, outputs, optimum)?.plan;
+            Some((
+                p,
+                outputs.with(|o| (*o.0).as_ref().ok().map(|o| o.hardware))?,
+            ))
+        })
+    };
+    let selected = move || current().map(|c| c.0);
     let needs_view = move || {
-        let Some(p) = selected() else {
+        let Some((p, hardware)) = current() else {
             return Vec::new();
         };
-        outputs.with(|o| {
-            let Ok(o) = (*o.0).as_ref() else {
-                return Vec::new();
-            };
-            planner::needs(&p, &o.hardware)
-                .iter()
-                .map(|n: &Need| {
-                    let ok = n.required.get() <= n.available.get();
-                    let status = match (n.overlapped, ok) {
-                        (true, true) => "hidden",
-                        (true, false) => "too slow: stretches the step",
-                        (false, _) => "not overlapped: costs time",
-                    };
-                    view! {
-                        <tr>
-                            <td>{n.kind.key()}</td>
-                            <td>{n.link.key()}</td>
-                            <td>{n.equation}</td>
-                            <td>{fmt::gibs(n.required.get())}</td>
-                            <td>{fmt::gibs(n.available.get())}</td>
-                            <td class=match (n.overlapped, ok) {
-                                (true, true) => "p3-ok",
-                                (true, false) => "p3-bad",
-                                (false, _) => "p3-warn",
-                            }>{status}</td>
-                        </tr>
-                    }
-                })
-                .collect::<Vec<_>>()
-        })
+        planner::needs(&p, &hardware)
+            .iter()
+            .map(|n: &Need| {
+                let ok = n.required.get() <= n.available.get();
+                let status = match (n.overlapped, ok) {
+                    (true, true) => "hidden",
+                    (true, false) => "too slow: stretches the step",
+                    (false, _) => "not overlapped: costs time",
+                };
+                view! {
+                    <tr>
+                        <td>{n.kind.key()}</td>
+                        <td>{n.link.key()}</td>
+                        <td>{n.equation}</td>
+                        <td>{fmt::gibs(n.required.get())}</td>
+                        <td>{fmt::gibs(n.available.get())}</td>
+                        <td class=match (n.overlapped, ok) {
+                            (true, true) => "p3-ok",
+                            (true, false) => "p3-bad",
+                            (false, _) => "p3-warn",
+                        }>{status}</td>
+                    </tr>
+                }
+            })
+            .collect::<Vec<_>>()
     };
     let practice = move || inputs.with(Inputs::practice);
     // Under practice: what each kind of traffic adds to the step once
     // overlap has hidden what it can.
     let exposed_view = move || {
-        let Some(p) = selected() else {
+        let Some((p, hardware)) = current() else {
             return String::new();
         };
-        let rows = outputs.with(|o| {
-            (*o.0)
-                .as_ref()
-                .map(|o| planner::exposed(&p, &o.hardware))
-                .unwrap_or_default()
-        });
+        let rows = planner::exposed(&p, &hardware);
         if rows.is_empty() {
             return "<tr><td colspan=\"4\">no traffic between GPUs: one GPU</td></tr>".to_string();
         }
@@ -86,6 +88,7 @@ pub fn NetworkNeeds(
             })
             .collect::<String>()
     };
+    crate::dom::markup("p3-exposed-rows", exposed_view);
     view! {
         <section class="p3-card" aria-labelledby="p3-net-h">
             <h2 id="p3-net-h">"Network of the "{move || selected().map_or("", |p| planner::method_label(p.method, practice(), false))}" plan"</h2>
@@ -93,7 +96,7 @@ pub fn NetworkNeeds(
                 <p class="p3-note">"Each kind of traffic and the time it adds to a step once overlap has hidden what it can (the practice model's step)."</p>
                 <table class="p3-table p3-wrap" data-testid="exposed">
                     <thead><tr><th>"traffic"</th><th>"link"</th><th>"exposed per step"</th><th>"of the step"</th></tr></thead>
-                    <tbody inner_html=exposed_view></tbody>
+                    <tbody id="p3-exposed-rows"></tbody>
                 </table>
             </div>
             <div class="p3-scroll" class:p3-hidden=practice>

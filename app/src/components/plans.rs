@@ -157,24 +157,29 @@ pub fn Plans(
         });
         h
     };
+    crate::dom::markup("p3-plans-rows", rows);
+    // Follows the inputs once they settle (crate::app::Settle).
+    let settle = crate::app::settle();
     let binding = move || {
-        shown().map(|s| {
-            let lines: Vec<String> = if practice() {
-                outputs
-                    .with(|o| {
-                        let o = (*o.0).as_ref().ok()?;
-                        let mut v = inputs.with(|i| planner::limits(i, o, &s.plan));
-                        v.extend(planner::practice_why(&s.plan.evaluation, &o.hardware));
-                        Some(v)
-                    })
-                    .unwrap_or_default()
-            } else {
-                s.plan.binding.iter().map(ToString::to_string).collect()
-            };
-            lines
-                .into_iter()
-                .map(|b| view! { <li>{b}</li> })
-                .collect_view()
+        settle.get(|| {
+            shown().map(|s| {
+                let lines: Vec<String> = if practice() {
+                    outputs
+                        .with(|o| {
+                            let o = (*o.0).as_ref().ok()?;
+                            let mut v = inputs.with(|i| planner::limits(i, o, &s.plan));
+                            v.extend(planner::practice_why(&s.plan.evaluation, &o.hardware));
+                            Some(v)
+                        })
+                        .unwrap_or_default()
+                } else {
+                    s.plan.binding.iter().map(ToString::to_string).collect()
+                };
+                lines
+                    .into_iter()
+                    .map(|b| view! { <li>{b}</li> })
+                    .collect_view()
+            })
         })
     };
     // The search's explanation of a "no plan" searches again a few times
@@ -454,7 +459,7 @@ pub fn Plans(
                         <th scope="col" class="p3-opt p3-opt2 p3-prac" title="tokens trained per second (practice)">"tokens/s"</th>
                         <th scope="col">"days"</th>
                     </tr></thead>
-                    <tbody inner_html=rows></tbody>
+                    <tbody id="p3-plans-rows"></tbody>
                 </table>
             </div>
             <h3>"Why this plan"</h3>

@@ -27,15 +27,19 @@ pub fn RunCard(
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let (typed, committed) = field_handlers(inputs, set, notices);
+    // Follows the inputs once they settle (crate::app::Settle).
+    let settle = crate::app::settle();
     let run = Memo::new(move |_| {
-        let plan = shown(inputs, outputs, optimum)?.plan;
-        outputs.with(|o| {
-            let o = (*o.0).as_ref().ok()?;
-            Some(
-                inputs
-                    .with(|i| planner::whole_run(i, o, &plan))
-                    .map_err(|e| e.to_string()),
-            )
+        settle.get(|| {
+            let plan = shown(inputs, outputs, optimum)?.plan;
+            outputs.with(|o| {
+                let o = (*o.0).as_ref().ok()?;
+                Some(
+                    inputs
+                        .with(|i| planner::whole_run(i, o, &plan))
+                        .map_err(|e| e.to_string()),
+                )
+            })
         })
     });
     // The token budget's slider, log10 of tokens: the plan's budget.
@@ -57,6 +61,7 @@ pub fn RunCard(
             Some(Ok(r)) => figures_html(r),
         })
     };
+    crate::dom::markup("p3-run-figures", figures);
     view! {
         <section class="p3-card p3-run" aria-labelledby="p3-run-h" data-testid="run"
             class:p3-hidden=move || !inputs.with(Inputs::practice)>
@@ -79,7 +84,7 @@ pub fn RunCard(
                 {number_field(inputs, typed, committed, ("price", "p3-run-price", "run-price", "$ per GPU-hour", "US dollars per GPU-hour", "the GPU's default"))}
                 {number_field(inputs, typed, committed, ("ramp", "p3-run-ramp", "run-ramp", "Batch ramp", "TOKENS:BATCH,… in tokens from 0, e.g. Llama 3's 0:4Mi,252M:8Mi,2.87T:16Mi", "none"))}
             </div>
-            <div inner_html=figures />
+            <div id="p3-run-figures" />
         </section>
     }
 }

@@ -13,7 +13,6 @@ use crate::backend::Measured;
 use crate::charts::{self, XMap};
 use crate::dom::{dark_mode, embedded, refit, relayout};
 use crate::fmt;
-use crate::timeline::{self};
 use plotters::prelude::IntoDrawingArea;
 
 /// Where the plan shown sits on the scaling chart: its days, and under
@@ -62,6 +61,8 @@ pub fn Scaling(
     let scale_canvas = NodeRef::<Canvas>::new();
     let marker_canvas = NodeRef::<Canvas>::new();
     let xmap = RwSignal::new(XMap::default());
+    // The chart's size in logical pixels, to place the marks in per cent.
+    let size = RwSignal::new((1.0, 1.0));
     // The model size read off the chart: under the mouse, or stepped with
     // the arrow keys on the focused chart.
     let hovered = RwSignal::new(None::<f64>);
@@ -79,34 +80,59 @@ pub fn Scaling(
         if let (Some(b), Ok(rows)) = (Measured::canvas(c.clone()), s.0.as_ref()) {
             let area = b.into_drawing_area();
             if let Ok(map) = charts::scaling(&area, rows, dark_mode()) {
+                size.set(crate::backend::logical_size(&c));
                 xmap.set(map);
             }
             let _ = area.present();
         }
     });
-    Effect::new(move |_| {
-        let current = selected().and_then(|p| {
+    // The plan's dot and the reading cursor: page elements over the chart,
+    // placed in per cent of it. Redrawing a full-size overlay canvas for
+    // them cost ~2 ms a size-slider change at 4× CPU throttling, most of
+    // it handing the canvas's pixels to the compositor.
+    let dot = Memo::new(move |_| {
+        let (p, d) = selected().and_then(|p| {
             outputs.with(|o| {
                 (*o.0)
                     .as_ref()
                     .ok()
                     .map(|o| (o.model.params(), dot_days(i_practice(), o, &p)))
             })
-        });
-        let map = xmap.get();
-        // A refit clears the overlay, a theme change recolours it.
-        epoch.track();
-        let cursor = hovered.get().and_then(|p| map.x_at(p));
-        let Some(c) = marker_canvas.get() else { return };
-        timeline::draw_marker(
-            &c,
-            current.and_then(|(p, d)| map.pixel(p, d)),
-            cursor,
-            map.y0,
-            map.y1,
-            dark_mode(),
-        );
+        })?;
+        let (w, h) = size.get();
+        xmap.get()
+            .pixel(p, d)
+            .map(|(x, y)| (100.0 * x / w, 100.0 * y / h))
     });
+    let cursor = Memo::new(move |_| {
+        let map = xmap.get();
+        let (w, h) = size.get();
+        let x = map.x_at(hovered.get()?)?;
+        Some((
+            100.0 * x / w,
+            100.0 * f64::from(map.y0) / h,
+            100.0 * f64::from(map.y1 - map.y0) / h,
+        ))
+    });
+    // Both as one piece of markup, morphed in place (no code of its own
+    // for styles).
+    let marks = move || {
+        let mut h = String::from("<svg width=\"100%\" height=\"100%\">");
+        if let Some((x, y0, dy)) = cursor.get() {
+            h.push_str(&format!(
+                "<line class=\"p3-cursor\" x1=\"{x:.2}%\" x2=\"{x:.2}%\" y1=\"{y0:.2}%\" y2=\"{:.2}%\"/>",
+                y0 + dy
+            ));
+        }
+        if let Some((x, y)) = dot.get() {
+            h.push_str(&format!(
+                "<circle class=\"p3-dot\" data-testid=\"scaling-dot\" cx=\"{x:.2}%\" cy=\"{y:.2}%\" r=\"6\"/>"
+            ));
+        }
+        h.push_str("</svg>");
+        h
+    };
+    crate::dom::markup("p3-scale-marks", marks);
     let hover = move || {
         let p = hovered.get()?;
         let s = scaling.get();
@@ -207,6 +233,7 @@ pub fn Scaling(
                 <canvas node_ref=marker_canvas width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
                     tabindex="0" aria-label="Read the scaling chart: the left and right arrow keys step through model sizes"
                     aria-describedby="p3-scale-read" on:mousemove=on_move on:keydown=on_key></canvas>
+                <div class="p3-overlay p3-marks" aria-hidden="true" id="p3-scale-marks"></div>
             </div>
             <p class="p3-hint" id="p3-scale-read" aria-live="polite" data-testid="scaling-hover">
                 {move || hover().unwrap_or_else(|| "Hover the chart, or focus it and use the arrow keys, to read each method's plan at a size.".into())}

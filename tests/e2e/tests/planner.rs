@@ -173,6 +173,18 @@ fn charts_draw_and_the_schedule_animates() {
         hover.as_str().unwrap().contains("layered + modular"),
         "{hover}"
     );
+    // The cursor is drawn where the mouse is (the middle), the plan's dot
+    // on the chart.
+    let marks = b.wait(
+        "const l = document.querySelector('#p3-scale-marks line'); const d = document.querySelector('[data-testid=scaling-dot]');
+         return l && d ? [parseFloat(l.getAttribute('x1')), parseFloat(d.getAttribute('cx')), parseFloat(d.getAttribute('cy'))] : null",
+        WAIT,
+    );
+    let x = marks[0].as_f64().unwrap();
+    assert!((x - 50.0).abs() < 1.0, "cursor at {x} %");
+    for v in [marks[1].as_f64().unwrap(), marks[2].as_f64().unwrap()] {
+        assert!((0.0..=100.0).contains(&v), "dot at {v} %");
+    }
     // The same from the keyboard: focus the chart, step with the arrows.
     let key = |b: &Browser, k: &str| {
         b.exec(

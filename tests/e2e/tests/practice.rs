@@ -269,3 +269,68 @@ fn the_loss_field_sets_the_logits_memory() {
     );
     assert_eq!(shown(&b), serde_json::json!("fused-linear"));
 }
+
+/// A slider drag updates the answer in each frame and the explanations of
+/// the plan shown (why this plan, its network, its whole run) once the
+/// hand is still; a discrete choice updates everything at once. Either
+/// way they end on core's figures for the inputs.
+#[test]
+fn the_explanations_follow_a_slider_once_it_is_still() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1400, 1600);
+    open(&b, &base);
+    b.wait(
+        "return document.querySelector('[data-testid=run-wall]')",
+        WAIT,
+    );
+    // In the task after the input: the headline has moved, the run card
+    // and the reasons not yet.
+    let seen = b.exec_async(
+        "const done = arguments[arguments.length - 1];
+         const t = id => document.querySelector('[data-testid=' + id + ']').textContent;
+         const before = [t('headline'), t('run-wall'), t('binding')];
+         const e = document.querySelector('[data-testid=size]');
+         e.value = '10.60';
+         e.dispatchEvent(new Event('input', { bubbles: true }));
+         setTimeout(() => done([before, [t('headline'), t('run-wall'), t('binding')]]), 0);",
+        &[],
+    );
+    let (before, after) = (&seen[0], &seen[1]);
+    assert_ne!(before[0], after[0], "the headline follows the drag at once");
+    assert_eq!(before[1], after[1], "the run card waits for the hand");
+    assert_eq!(before[2], after[2], "why this plan waits for the hand");
+    // Once still: core's figures for the slid inputs.
+    let mut i = Inputs::opening();
+    let _ = i.slide_size(10f64.powf(10.6));
+    let o = planner::outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o);
+    let shown = planner::shown(&o, i.method, opt.as_ref()).unwrap();
+    let r = planner::whole_run(&i, &o, &shown.plan).unwrap();
+    b.wait(
+        &format!(
+            "return document.querySelector('[data-testid=run-wall]').textContent == '{} days'",
+            days(r.wall_days())
+        ),
+        WAIT,
+    );
+    assert_ne!(b.text("binding"), before[2].as_str().unwrap().trim());
+    // A discrete choice (the GPU): everything in the same update.
+    let seen = b.exec_async(
+        "const done = arguments[arguments.length - 1];
+         const t = id => document.querySelector('[data-testid=' + id + ']').textContent;
+         const before = [t('run-wall'), t('binding')];
+         const e = document.querySelector('[data-testid=gpu]');
+         e.value = 'a100-80gb';
+         e.dispatchEvent(new Event('change', { bubbles: true }));
+         setTimeout(() => done([before, [t('run-wall'), t('binding')]]), 0);",
+        &[],
+    );
+    assert_ne!(
+        seen[0][0], seen[1][0],
+        "the run card follows a choice at once"
+    );
+    assert_ne!(
+        seen[0][1], seen[1][1],
+        "why this plan follows a choice at once"
+    );
+}
