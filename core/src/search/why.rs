@@ -55,13 +55,16 @@ enum Release {
     Batch(u64),
     BatchLimit,
     Cluster,
+    /// The cluster released altogether: the fewest GPUs that have a plan
+    /// (where no plan fits on at most the cluster's GPUs).
+    Grow,
     Budget,
     Target,
     MinEfficiency,
 }
 
 /// Every release, in the order tried after the miss's own.
-const ORDER: [Release; 19] = [
+const ORDER: [Release; 20] = [
     Release::Recompute,
     Release::ZeroR,
     Release::Zero,
@@ -78,6 +81,7 @@ const ORDER: [Release; 19] = [
     Release::GlobalBatch,
     Release::BatchLimit,
     Release::Cluster,
+    Release::Grow,
     Release::Budget,
     Release::Target,
     Release::MinEfficiency,
@@ -109,6 +113,7 @@ fn first_for(miss: &Miss) -> Vec<Release> {
         ],
         Miss::Cluster { .. } => alloc::vec![
             Release::Cluster,
+            Release::Grow,
             Release::Tensor,
             Release::Pipe,
             Release::Data,
@@ -116,7 +121,12 @@ fn first_for(miss: &Miss) -> Vec<Release> {
         ],
         Miss::Efficiency { .. } => alloc::vec![Release::MinEfficiency],
         Miss::TargetDays { .. } => {
-            alloc::vec![Release::Target, Release::Budget, Release::Cluster]
+            alloc::vec![
+                Release::Target,
+                Release::Budget,
+                Release::Cluster,
+                Release::Grow
+            ]
         }
         Miss::Memory { .. } | Miss::Nothing => Vec::new(),
     }
@@ -207,6 +217,15 @@ fn apply(
             c2.max_gpus = Some(c.exact_gpus?);
             c2.exact_gpus = None;
         }
+        Release::Grow => {
+            c.exact_gpus?;
+            c2.exact_gpus = None;
+            c2.max_gpus = None;
+            // The fewest GPUs that have a plan, as for a budget.
+            if c2.target_days.is_none() {
+                c2.target_days = Some(FOREVER_DAYS);
+            }
+        }
         Release::Budget => {
             c.max_gpus?;
             c2.max_gpus = None;
@@ -251,7 +270,7 @@ fn change(r: Release, s: &Space, plan: &crate::cost::Evaluation) -> Change {
         Release::Batch(b) if s.global_batch.is_some() => Change::GlobalBatch(b),
         Release::Batch(b) => Change::BatchLimit(b),
         Release::BatchLimit => Change::BatchLimit(cfg.batch()),
-        Release::Cluster => Change::Cluster(plan.gpus),
+        Release::Cluster | Release::Grow => Change::Cluster(plan.gpus),
         Release::Budget => Change::Budget(plan.gpus),
         Release::Target => Change::NoTarget,
         Release::MinEfficiency => Change::NoMinEfficiency,

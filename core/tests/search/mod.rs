@@ -526,3 +526,70 @@ fn pareto_with_an_exact_cluster_skips_the_budget_ladder() {
         assert!(exhaustive(&m, &hw, None, Parallelism::ThreeD, &cc).is_err());
     }
 }
+
+/// A cluster too small for any plan: the explanation names the fewest GPUs
+/// that have one, not "no single change" (Llama 3.1 8B on one H100: its
+/// state alone outgrows 80 GiB; two GPUs hold it).
+#[test]
+fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
+    use plan3d_core::cost::assumptions::Assumptions;
+    use plan3d_core::search::{practice_explained, practice_methods, Space, PRACTICE_METHODS};
+    use plan3d_core::{model, no_plan::Change};
+    let m = model::LLAMA_3_1_8B;
+    let hw = Hardware {
+        gpu: hardware::H100_SXM,
+        node_size: Some(8),
+        network: Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let a = Assumptions::PRACTICE;
+    let on = |n: u64| Constraints {
+        exact_gpus: Some(n),
+        ..Constraints::default()
+    };
+    let space = Space::default();
+    let err = practice_explained(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &on(1),
+        &space,
+        &a,
+        &PRACTICE_METHODS,
+    )
+    .unwrap_err();
+    let Error::NoPlan { why: Some(why), .. } = err else {
+        panic!("{err}");
+    };
+    let fix = why.fix.expect("a change that finds a plan");
+    let Change::Cluster(n) = fix.change else {
+        panic!("{fix:?}");
+    };
+    assert_eq!(fix.gpus, n);
+    assert!(n > 1);
+    // That cluster has a plan, on those GPUs; every smaller one has none.
+    let r = practice_methods(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &on(n),
+        &space,
+        &a,
+        &PRACTICE_METHODS,
+    )
+    .unwrap();
+    assert_eq!(r.best.evaluation.gpus, n);
+    for k in 1..n {
+        assert!(practice_methods(
+            &m,
+            &hw,
+            Parallelism::ThreeD,
+            &on(k),
+            &space,
+            &a,
+            &PRACTICE_METHODS
+        )
+        .is_err());
+    }
+    assert!(why.to_string().contains(&format!("a cluster of {n} GPUs")));
+}
