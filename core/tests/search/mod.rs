@@ -536,12 +536,7 @@ fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
     use plan3d_core::search::{practice_explained, practice_methods, Space, PRACTICE_METHODS};
     use plan3d_core::{model, no_plan::Change};
     let m = model::LLAMA_3_1_8B;
-    let hw = Hardware {
-        gpu: hardware::H100_SXM,
-        node_size: Some(8),
-        network: Network::InfiniBand400,
-        ..Hardware::default()
-    };
+    let hw = crate::practice::h100();
     let a = Assumptions::PRACTICE;
     let on = |n: u64| Constraints {
         exact_gpus: Some(n),
