@@ -48,6 +48,7 @@ pub mod work;
 pub use assumptions::{AssumptionSet, Assumptions, Precision, Zero};
 pub use comm::{Transfer, TransferKind, Transfers};
 pub use config::{Config, Method, MicroBatchNeed, PipelineSchedule, ZeroR, MAX_DEGREE, MAX_GPUS};
+#[cfg(feature = "alloc")]
 pub(crate) use evaluate::evaluate_staged;
 pub use evaluate::{evaluate, evaluate_with, Evaluation};
 pub use memory::{memory_per_gpu, ActivationModel, MemoryBreakdown, StageMemory, Stages};
