@@ -42,13 +42,18 @@ pub fn RunCard(
             })
         })
     });
-    // The token budget's slider, log10 of tokens: the plan's budget.
-    let tokens_log = move || {
-        run.with(|r| match r {
-            Some(Ok(r)) => r.tokens.log10(),
-            _ => 12.0,
+    // The token budget: the one typed or slid, shown as it moves (the
+    // run follows once the slider is still), else the run's own.
+    let budget = move || {
+        inputs.with(|i| i.tokens).or_else(|| {
+            run.with(|r| match r {
+                Some(Ok(r)) => Some(r.tokens),
+                _ => None,
+            })
         })
     };
+    // The slider is log10 of tokens.
+    let tokens_log = move || budget().map_or(12.0, f64::log10);
     // The figures and the strip as one piece of markup: a handful of
     // numbers and SVG shapes, cheaper in wasm than a view per element.
     let figures = move || {
@@ -76,10 +81,9 @@ pub fn RunCard(
                             set(false, Box::new(move |i| i.tokens = Some(t)));
                         }
                     } />
-                <output for="p3-run-tokens">{move || run.with(|r| match r {
-                    Some(Ok(r)) => format!("{} tokens", fmt::big(r.tokens)),
-                    _ => String::new(),
-                })}</output>
+                <output for="p3-run-tokens" data-testid="run-tokens-value">{move || budget()
+                    .map(|t| format!("{} tokens", fmt::big(t)))
+                    .unwrap_or_default()}</output>
                 {number_field(inputs, typed, committed, ("cluster", "p3-run-cluster", "run-cluster", "Cluster (GPUs)", "an exact GPU count", "any"))}
                 {number_field(inputs, typed, committed, ("price", "p3-run-price", "run-price", "$ per GPU-hour", "US dollars per GPU-hour", "the GPU's default"))}
                 {number_field(inputs, typed, committed, ("ramp", "p3-run-ramp", "run-ramp", "Batch ramp", "TOKENS:BATCH,… in tokens from 0, e.g. Llama 3's 0:4Mi,252M:8Mi,2.87T:16Mi", "none"))}

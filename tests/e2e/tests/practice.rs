@@ -314,6 +314,20 @@ fn the_explanations_follow_a_slider_once_it_is_still() {
         WAIT,
     );
     assert_ne!(b.text("binding"), before[2].as_str().unwrap().trim());
+    // The token budget's own slider: its figure follows the thumb at once,
+    // the run once the hand is still.
+    let seen = b.exec_async(
+        "const done = arguments[arguments.length - 1];
+         const t = id => document.querySelector('[data-testid=' + id + ']').textContent;
+         const wall = t('run-wall');
+         const e = document.querySelector('[data-testid=run-tokens]');
+         e.value = '12';
+         e.dispatchEvent(new Event('input', { bubbles: true }));
+         setTimeout(() => done([t('run-tokens-value'), wall, t('run-wall')]), 0);",
+        &[],
+    );
+    assert_eq!(seen[0], "1 T tokens");
+    assert_eq!(seen[1], seen[2], "the run waits for the hand");
     // A discrete choice (the GPU): everything in the same update.
     let seen = b.exec_async(
         "const done = arguments[arguments.length - 1];
