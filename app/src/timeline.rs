@@ -40,7 +40,7 @@ pub struct Timeline {
     /// Every block, grouped by colour: `(colour, [(device, transfer lane,
     /// start, end)])`. A frame sets each fill style once, not once a block
     /// (the layer gradient is drawn in [`SHADES`] steps).
-    by_color: Vec<(String, Vec<Placed>)>,
+    by_color: Vec<(String, EventKind, Vec<Placed>)>,
     /// Memory over time of device 0, as steps.
     pub memory: Vec<(f64, f64)>,
     /// Whether blocks are merged intervals.
@@ -55,28 +55,40 @@ impl Timeline {
         let mut compute = vec![Vec::new(); n];
         let mut transfers = vec![Vec::new(); n];
         if aggregated {
-            let merged = |stream, kind| {
-                s.busy_intervals_by_device(stream)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(d, v)| {
-                        let layer = match kind {
-                            EventKind::Forward => d as u32 * s.spec.layers / s.spec.devices.max(1),
-                            _ => 0,
-                        };
-                        v.into_iter()
-                            .map(|(start, end)| Block {
-                                start,
-                                end,
-                                kind,
-                                layer,
-                            })
-                            .collect()
-                    })
-                    .collect()
+            // Too many events to draw one by one: each device's busy time,
+            // merged per kind, so that forward, backward and weight-gradient
+            // passes keep their colours (compute), and the network's lane
+            // is one colour.
+            let mut add = |lanes: &mut Vec<Vec<Block>>, per: Vec<Vec<(f64, f64)>>, kind| {
+                for (d, v) in per.into_iter().enumerate() {
+                    let layer = match kind {
+                        EventKind::Reduce => 0,
+                        _ => d as u32 * s.spec.layers / s.spec.devices.max(1),
+                    };
+                    lanes[d].extend(v.into_iter().map(|(start, end)| Block {
+                        start,
+                        end,
+                        kind,
+                        layer,
+                    }));
+                }
             };
-            compute = merged(Stream::Compute, EventKind::Forward);
-            transfers = merged(Stream::Network, EventKind::Reduce);
+            for kind in [
+                EventKind::Forward,
+                EventKind::Backward,
+                EventKind::WeightGradient,
+            ] {
+                add(
+                    &mut compute,
+                    s.busy_intervals_of_kind(Stream::Compute, kind),
+                    kind,
+                );
+            }
+            add(
+                &mut transfers,
+                s.busy_intervals_by_device(Stream::Network),
+                EventKind::Reduce,
+            );
         } else {
             for e in s.events.iter().filter(|e| e.end > e.start) {
                 let b = Block {
@@ -99,7 +111,7 @@ impl Timeline {
         // A few dozen colours at most: found by a linear search from the
         // last one used (neighbours mostly share it), not a hash map (whose
         // instantiation costs the page ~2 KB of wasm).
-        let mut groups: Vec<(String, Vec<Placed>)> = Vec::new();
+        let mut groups: Vec<(String, EventKind, Vec<Placed>)> = Vec::new();
         let mut last = 0;
         for (lane, is_net) in [(&compute, false), (&transfers, true)] {
             for (d, blocks) in lane.iter().enumerate() {
@@ -110,11 +122,11 @@ impl Timeline {
                     } else if let Some(k) = groups.iter().position(|g| g.0 == c) {
                         k
                     } else {
-                        groups.push((c, Vec::new()));
+                        groups.push((c, b.kind, Vec::new()));
                         groups.len() - 1
                     };
                     last = k;
-                    groups[k].1.push((d, is_net, b.start, b.end));
+                    groups[k].2.push((d, is_net, b.start, b.end));
                 }
             }
         }
@@ -125,7 +137,7 @@ impl Timeline {
         // operations in turn), so neighbours are adjacent: no sort (a sort
         // of these tuples would cost ~4.5 KB of wasm).
         let eps = s.makespan / 4000.0;
-        for (_, items) in &mut groups {
+        for (_, _, items) in &mut groups {
             let mut merged: Vec<Placed> = Vec::with_capacity(items.len());
             for &it in items.iter() {
                 match merged.last_mut() {
@@ -147,6 +159,18 @@ impl Timeline {
             memory: s.memory_over_time(0),
             aggregated,
         }
+    }
+}
+
+impl Timeline {
+    /// The blocks drawn in a kind's colours: `(device, start, end)` on the
+    /// compute lanes (what the tests hold against the simulated events).
+    pub fn drawn(&self, kind: EventKind) -> Vec<(usize, f64, f64)> {
+        self.by_color
+            .iter()
+            .filter(|g| g.1 == kind)
+            .flat_map(|g| g.2.iter().filter(|p| !p.1).map(|p| (p.0, p.2, p.3)))
+            .collect()
     }
 }
 
@@ -232,7 +256,7 @@ pub fn draw(canvas: &HtmlCanvasElement, tl: &Timeline, frac: f64, dark: bool) {
         }
     }
     // The blocks, one fill style per colour.
-    for (c, items) in &tl.by_color {
+    for (c, _, items) in &tl.by_color {
         ctx.set_fill_style_str(c);
         for &(d, is_net, start, end) in items {
             if start >= now {

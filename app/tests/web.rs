@@ -97,6 +97,45 @@ fn big_timelines_are_aggregated() {
     assert!(Timeline::new(&big).aggregated);
 }
 
+/// Every simulated forward and backward pass is drawn in its own colours,
+/// the interleaved 1F1B of a large plan too (it was drawn all in the
+/// forward colour once its events were too many to draw one by one).
+#[wasm_bindgen_test]
+fn every_pass_is_drawn_in_its_colour() {
+    use plan3d_core::schedule::EventKind;
+    let mut interleaved = ScheduleSpec::unit(ScheduleKind::Interleaved, 16, 128, 64);
+    interleaved.chunks = 4;
+    for spec in [
+        ScheduleSpec::unit(ScheduleKind::OneFOneB, 4, 16, 8),
+        ScheduleSpec::unit(ScheduleKind::OneFOneB, 8, 64, 400),
+        interleaved,
+    ] {
+        let s = simulate(&spec).unwrap();
+        let tl = Timeline::new(&s);
+        for kind in [EventKind::Forward, EventKind::Backward] {
+            let drawn = tl.drawn(kind);
+            let eps = s.makespan * 1e-6;
+            let passes: Vec<_> = s
+                .events
+                .iter()
+                .filter(|e| e.kind == kind && e.end > e.start)
+                .collect();
+            assert!(!passes.is_empty(), "{kind:?} in {:?}", spec.kind);
+            for e in passes {
+                assert!(
+                    drawn.iter().any(|&(d, a, b)| d == e.device as usize && a <= e.start + eps && e.end <= b + eps),
+                    "{kind:?} pass on GPU {} at {}–{} not drawn in its colour ({} events, aggregated {})",
+                    e.device,
+                    e.start,
+                    e.end,
+                    s.events.len(),
+                    tl.aggregated
+                );
+            }
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn chart_mapping_round_trips() {
     let m = XMap {

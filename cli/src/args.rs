@@ -185,13 +185,15 @@ impl ConstraintArgs {
     }
 }
 
-/// The practice knobs (`--assumptions practice`) and the dimensions they
+/// The practice knobs (practice is the default) and the dimensions they
 /// add; in `plan`, a flag given fixes its dimension.
 #[derive(Args)]
 pub(crate) struct PracticeArgs {
-    /// paper (Lamy-Poirier 2021 exactly) or practice (today's Megatron-Core,
-    /// NeMo, torchtitan; validated on published runs).
-    #[arg(long, default_value = "paper")]
+    /// practice (today's Megatron-Core, NeMo, torchtitan; validated on
+    /// published runs) or paper (Lamy-Poirier 2021 exactly). The default
+    /// was paper until November 2026: add --assumptions paper for the
+    /// paper's tables.
+    #[arg(long, default_value = "practice")]
     pub(crate) assumptions: String,
     /// Virtual stages per pipeline device (interleaved 1F1B).
     #[arg(long)]

@@ -70,6 +70,11 @@ fn request(a: &EvaluateArgs) -> EvaluateRequest {
     }
 }
 
+/// `evaluate`'s answer first, in words.
+pub(crate) fn evaluate_text(a: &EvaluateArgs) -> Result<String, String> {
+    api::evaluate_answer(&request(a)).map_err(|e| e.to_string())
+}
+
 pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
     to_json(api::evaluate(&request(a)))
 }

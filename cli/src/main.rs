@@ -21,12 +21,12 @@ use clap::{Parser, Subcommand};
 
 use crate::args::{HardwareArgs, ShapeArgs};
 use crate::estimate::estimate_cmd;
-use crate::evaluate::{evaluate_cmd, timeline_cmd, EvaluateArgs};
+use crate::evaluate::{evaluate_cmd, evaluate_text, timeline_cmd, EvaluateArgs};
 use crate::hardware::hardware_cmd;
 use crate::model::model_cmd;
 use crate::output::table;
-use crate::plan::{plan_cmd, plan_timeline_cmd, PlanCmdArgs};
-use crate::run::{run_cmd, RunArgs};
+use crate::plan::{plan_cmd, plan_text, plan_timeline_cmd, PlanCmdArgs};
+use crate::run::{run_cmd, run_text, RunArgs};
 use crate::schedule::{schedule_cmd, schedule_json, schedule_text, ScheduleArgs};
 use crate::sweep::{csv, sweep_cmd, sweep_table, SweepArgs};
 use crate::zero::zero_cmd;
@@ -35,12 +35,20 @@ use crate::zero::zero_cmd;
 #[command(
     name = "plan3d",
     version,
-    about = "Plan the distributed training of large transformers"
+    about = "Plan the distributed training of large transformers",
+    after_help = "Practice (today's Megatron-Core, NeMo, torchtitan) is the default model; \
+                  --assumptions paper gives Lamy-Poirier 2021's exactly (the default until \
+                  November 2026). plan, evaluate and run say the answer first: --details \
+                  prints every figure, --json the report."
 )]
 struct Cli {
-    /// Print JSON instead of a table.
+    /// Print JSON instead of words.
     #[arg(long, global = true)]
     json: bool,
+    /// (plan, evaluate, run) Print every figure as a table instead of the
+    /// answer first.
+    #[arg(long, global = true, conflicts_with = "json")]
+    details: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -81,7 +89,7 @@ enum Command {
     /// The fastest plan for a method and parallelism setting, and why.
     Plan(PlanCmdArgs),
     /// A plan's whole run: wall-clock days (batch ramp, checkpoints,
-    /// interruptions), goodput, GPU-hours, cost, energy. Practice by default.
+    /// interruptions), goodput, GPU-hours, cost, energy.
     Run(Box<RunArgs>),
     /// The rules' plan over a log-spaced range of X[x] model sizes (sec. 7).
     Sweep(SweepArgs),
@@ -139,11 +147,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<String, String> {
+    // plan, evaluate and run say the answer first unless asked for every
+    // figure (--details) or JSON.
+    let answer = !cli.json && !cli.details;
     let value = match &cli.command {
         Command::Model { name, shape } => model_cmd(name.as_deref(), shape)?,
         Command::Hardware { hw } => hardware_cmd(hw)?,
         Command::Evaluate(args) => match &args.timeline {
             Some(format) => return timeline_cmd(args, format),
+            None if answer => return evaluate_text(args),
             None => evaluate_cmd(args)?,
         },
         Command::Schedule(args) => {
@@ -174,8 +186,10 @@ fn run(cli: &Cli) -> Result<String, String> {
         }
         Command::Plan(args) => match &args.timeline {
             Some(format) => return plan_timeline_cmd(&args.plan, format),
+            None if answer => return plan_text(&args.plan),
             None => plan_cmd(&args.plan)?,
         },
+        Command::Run(args) if answer => return run_text(args),
         Command::Run(args) => run_cmd(args)?,
         Command::Sweep(args) => {
             let rows = sweep_cmd(args)?;

@@ -58,6 +58,11 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
     to_json(api::plan(&request(a)))
 }
 
+/// `plan`'s answer first, in words.
+pub(crate) fn plan_text(a: &PlanArgs) -> Result<String, String> {
+    api::plan_answer(&request(a)).map_err(|e| e.to_string())
+}
+
 /// `plan --timeline`: the plan's simulated step.
 pub(crate) fn plan_timeline_cmd(a: &PlanArgs, format: &str) -> Result<String, String> {
     let (s, t) = api::plan_timeline(&request(a)).map_err(|e| e.to_string())?;

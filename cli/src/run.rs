@@ -48,15 +48,18 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run_cmd(a: &RunArgs) -> Result<Value, String> {
-    let mut plan = crate::plan::request(&a.plan);
-    // `run` builds on the practice model: practice unless asked otherwise.
-    let explicit =
-        std::env::args().any(|x| x == "--assumptions" || x.starts_with("--assumptions="));
-    if !explicit {
-        plan.practice.assumptions = "practice".into();
-    }
-    to_json(api::run(&RunRequest {
-        plan,
+    to_json(api::run(&request(a)))
+}
+
+/// `run`'s answer first, in words.
+pub(crate) fn run_text(a: &RunArgs) -> Result<String, String> {
+    api::run_answer(&request(a)).map_err(|e| e.to_string())
+}
+
+/// The request these flags make.
+fn request(a: &RunArgs) -> RunRequest {
+    RunRequest {
+        plan: crate::plan::request(&a.plan),
         batch_tokens: a.batch_tokens,
         batch_ramp: a.batch_ramp.clone(),
         price_per_gpu_hour: a.price_per_gpu_hour,
@@ -67,5 +70,5 @@ pub(crate) fn run_cmd(a: &RunArgs) -> Result<Value, String> {
         pue: a.pue,
         node_watts: a.node_watts,
         grid_kg_per_kwh: a.grid_kg_per_kwh,
-    }))
+    }
 }

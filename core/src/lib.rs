@@ -77,6 +77,8 @@ pub mod search;
 mod serde_impls;
 #[cfg(feature = "alloc")]
 pub mod state;
+#[cfg(feature = "alloc")]
+pub mod text;
 pub mod units;
 pub mod zero;
 

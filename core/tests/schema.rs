@@ -260,29 +260,46 @@ proptest! {
 }
 
 /// A request written by hand as JSON means what the same CLI flags mean:
-/// defaults fill what is left out.
+/// defaults fill what is left out. Practice is the default, as on the
+/// page and in the CLI; the paper's tables are one field away.
 #[test]
 fn requests_take_the_clis_defaults() {
     let r: PlanRequest = serde_json::from_str(r#"{"model": "x160"}"#).unwrap();
-    // No method: the setting's default (`improved` under paper), as the CLI.
     assert_eq!(r.method, "");
     assert_eq!(r.parallelism, "3d");
     assert_eq!(r.hardware.gpu, "a100-80gb");
-    let p = api::plan(&r).unwrap();
+    assert_eq!(r.practice.assumptions, "practice");
+    let paper: PlanRequest =
+        serde_json::from_str(r#"{"model": "x160", "assumptions": "paper"}"#).unwrap();
+    // No method under paper: `improved`, the paper's proposal (Table 6.1).
+    let p = api::plan(&paper).unwrap();
+    assert_eq!(p.evaluation.assumptions, "paper");
     assert_eq!(p.evaluation.method, "improved");
     assert_eq!(p.evaluation.gpus, 38_640); // Table 6.1
-                                           // Under practice, every method is searched, as `plan3d plan
-                                           // --assumptions practice` does.
+                                           // No method under practice: the fastest of the methods frameworks ship
+                                           // (the page's headline); `any` adds the paper's proposal.
     let q: PlanRequest = serde_json::from_str(
-        r#"{"model": "llama-3.1-70b", "gpu": "h100-sxm", "node_size": 8, "max_gpus": 512, "assumptions": "practice"}"#,
+        r#"{"model": "llama-3.1-70b", "gpu": "h100-sxm", "node_size": 8, "max_gpus": 512}"#,
     )
     .unwrap();
-    let mut any = q.clone();
-    any.method = "any".into();
-    assert_eq!(api::plan(&q).unwrap(), api::plan(&any).unwrap());
+    let shown = api::plan(&q).unwrap();
+    assert_eq!(shown.evaluation.assumptions, "practice");
+    let of = |m: &str| {
+        let mut r = q.clone();
+        r.method = m.into();
+        api::plan(&r).unwrap()
+    };
+    let (mega, fsdp) = (of("baseline"), of("partitioned"));
+    let best = if fsdp.evaluation.days < mega.evaluation.days {
+        fsdp
+    } else {
+        mega
+    };
+    assert_eq!(shown.evaluation, best.evaluation);
+    assert!(of("any").evaluation.days <= shown.evaluation.days);
     let e: EvaluateRequest = serde_json::from_str(
         r#"{"model": "x160", "method": "improved", "data": 483, "pipe": 5,
-            "tensor": 16, "micro_batches": 5}"#,
+            "tensor": 16, "micro_batches": 5, "assumptions": "paper"}"#,
     )
     .unwrap();
     let e = api::evaluate(&e).unwrap();

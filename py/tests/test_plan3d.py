@@ -57,13 +57,16 @@ def test_every_entry_point():
     assert m["layers"] == 126 and m["seq_len"] == 8192
     assert plan3d.hardware(gpu="h100-sxm")["gpu"] == "h100-sxm"
     e = plan3d.evaluate(model="x160", method="improved", data=483, pipe=5, tensor=16,
-                        micro_batch=1, micro_batches=5)
+                        micro_batch=1, micro_batches=5, assumptions="paper")
     assert e["gpus"] == 38_640  # Table 6.1, 3d improved
+    assert round(e["days"], 1) == 6.8
+    # Without assumptions: practice, as the CLI and the page.
+    assert plan3d.plan(model="llama-3.1-8b", gpu="h100-sxm", gpus=8)["assumptions"] == "practice"
     p = plan3d.plan(model="gpt-3", gpu="a100-80gb", assumptions="practice", gpus=1024, zero="0")
     assert (p["gpus"], p["zero"], p["method"]) == (1024, "0", "baseline")
     r = plan3d.run(model="llama-3.1-70b", gpu="h100-sxm", node_size=8, gpus=1024,
                    tokens=1.5e12, global_batch=1024)
-    assert r["assumptions"] == "practice"  # run's default, as the CLI's
+    assert r["assumptions"] == "practice"  # the default, as the CLI's
     assert r["wall_days"] >= r["ideal_days"] > 0
     rows = plan3d.sweep(**{"from": 1e9, "to": 1e12, "points": 4})
     assert len(rows) >= 3 and all("d_model" in row for row in rows)
@@ -97,7 +100,8 @@ def test_a_dict_and_keywords_keywords_win():
         (lambda: plan3d.plan(model="gpt-3", assumptions="practice", tensor=5),
          "tensor", "must divide attention heads (96)"),
         (lambda: plan3d.evaluate(model="gpt-3", gpu="h900"), "gpu", "unknown GPU"),
-        (lambda: plan3d.plan(model="gpt-3", data=8), "data", "read only by the practice search"),
+        (lambda: plan3d.plan(model="gpt-3", assumptions="paper", data=8), "data",
+         "read only by the practice search"),
         (lambda: plan3d.plan(model="gpt-3", assumptions="practice", method="partitioned",
                              zero="1"), "zero", "zero must be 3 or 3-step"),
         (lambda: plan3d.run(model="llama-3.1-8b", batch_ramp="0:4Qi"), "batch_ramp",

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn evaluate_table_6_1_3d_improved() {
-    let v = json_words("evaluate --model x160 --method improved --data 483 --pipe 5 --tensor 16 --batch 2415 --micro-batch 1 --micro-batches 5");
+    let v = json_words("evaluate --assumptions paper --model x160 --method improved --data 483 --pipe 5 --tensor 16 --batch 2415 --micro-batch 1 --micro-batches 5");
     for (k, want) in [
         ("batch", 2415.0),
         ("micro_batch", 1.0),
@@ -35,13 +35,13 @@ fn evaluate_table_6_1_3d_improved() {
 #[test]
 fn evaluate_defaults_are_the_papers_setup() {
     // Data + tensor baseline with offload, Table 6.1: 32 days on 7728 GPUs.
-    let v = json_words("evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload");
+    let v = json_words("evaluate --assumptions paper --model x160 --data 483 --tensor 16 --micro-batch 5 --offload");
     assert_eq!(f(&v, "days").round(), 32.0);
     assert_eq!(v["offload"], true);
     assert_eq!(v["fits"], true);
     // Over Ethernet the same plan is never faster.
     let eth = json_words(
-        "evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload --network ethernet",
+        "evaluate --assumptions paper --model x160 --data 483 --tensor 16 --micro-batch 5 --offload --network ethernet",
     );
     assert!(f(&eth, "days") >= f(&v, "days"));
 }
@@ -99,7 +99,10 @@ fn evaluate_zb_v() {
     assert_eq!(stages[0]["stage"], 0);
     assert!(stages[0]["logits"].as_f64().unwrap() > 0.0);
     assert_eq!(stages.last().unwrap()["logits"].as_f64().unwrap(), 0.0);
-    let text = String::from_utf8_lossy(&plan3d_words(&line("zb-v", 32, 64)).stdout).to_string();
+    let text = String::from_utf8_lossy(
+        &plan3d_words(&format!("{} --details", line("zb-v", 32, 64))).stdout,
+    )
+    .to_string();
     let row = |k: &str| {
         text.lines()
             .find(|l| l.starts_with(k))
@@ -149,7 +152,15 @@ fn evaluate_timeline_is_the_pages_step() {
         "{text}"
     );
     assert_errors(&[(
-        &["evaluate", "--model", "gpt-3", "--timeline", "gif"],
+        &[
+            "evaluate",
+            "--assumptions",
+            "paper",
+            "--model",
+            "gpt-3",
+            "--timeline",
+            "gif",
+        ],
         "possible values",
     )]);
 }
@@ -226,7 +237,7 @@ fn evaluate_shows_where_the_step_goes() {
     assert!((sum / f(&v, "step_seconds") - 1.0).abs() < 1e-9);
     let shares: f64 = classes.iter().map(|k| k["share"].as_f64().unwrap()).sum();
     assert!((shares - 1.0).abs() < 1e-9);
-    let out = String::from_utf8(plan3d_words(line).stdout).unwrap();
+    let out = String::from_utf8(plan3d_words(&format!("{line} --details")).stdout).unwrap();
     let row = out
         .lines()
         .find(|l| l.starts_with("kernels.linear GEMMs"))
@@ -234,6 +245,7 @@ fn evaluate_shows_where_the_step_goes() {
     assert!(row.contains(" s (") && row.ends_with("Tflop/s"), "{row}");
     assert!(out.lines().any(|l| l.starts_with("kernels.bubble")));
     // The paper setting has no step in seconds, so no classes.
-    let paper = json_words("evaluate --model x160 --data 8 --tensor 4 --offload");
+    let paper =
+        json_words("evaluate --assumptions paper --model x160 --data 8 --tensor 4 --offload");
     assert!(paper.get("kernels").is_none());
 }

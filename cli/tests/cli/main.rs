@@ -72,6 +72,7 @@ mod examples;
 mod golden;
 mod model;
 mod plan;
+mod readme;
 mod run;
 mod schedule;
 mod schema;
@@ -85,12 +86,22 @@ fn bad_input_is_a_clear_error_not_a_panic() {
         (&["model", "gpt-9"], "unknown model"),
         (&["model"], "give a model name"),
         (
-            &["evaluate", "--model", "x160", "--tensor", "0"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--tensor",
+                "0",
+            ],
             "tensor-parallel degree",
         ),
         (
             &[
                 "evaluate",
+                "--assumptions",
+                "paper",
                 "--model",
                 "x160",
                 "--tensor",
@@ -100,27 +111,77 @@ fn bad_input_is_a_clear_error_not_a_panic() {
             "tensor-parallel degree",
         ),
         (
-            &["evaluate", "--model", "x160", "--tensor", "32"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--tensor",
+                "32",
+            ],
             "exceeds the node size 16",
         ),
         (
-            &["evaluate", "--model", "x160", "--data", "2", "--batch", "3"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--data",
+                "2",
+                "--batch",
+                "3",
+            ],
             "batch 3 must equal",
         ),
         (
-            &["evaluate", "--model", "x160", "--gpu", "tpu-v9"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--gpu",
+                "tpu-v9",
+            ],
             "unknown GPU",
         ),
         (
-            &["evaluate", "--model", "x160", "--network", "carrier-pigeon"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--network",
+                "carrier-pigeon",
+            ],
             "unknown network",
         ),
         (
-            &["evaluate", "--model", "x160", "--kernel-efficiency", "NaN"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--kernel-efficiency",
+                "NaN",
+            ],
             "finite",
         ),
         (
-            &["evaluate", "--model", "x160", "--pipe", "4000"],
+            &[
+                "evaluate",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--pipe",
+                "4000",
+            ],
             "pipeline-parallel degree",
         ),
         (
@@ -152,7 +213,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
 #[test]
 fn tables_are_readable() {
     let out =
-        plan3d_words("evaluate --model x160 --data 483 --tensor 16 --micro-batch 5 --offload");
+        plan3d_words("evaluate --assumptions paper --model x160 --data 483 --tensor 16 --micro-batch 5 --offload --details");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("days"), "{text}");
     assert!(

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn plan_rules_and_exhaustive() {
-    let v = json_words("plan --model x160 --method improved --parallelism 3d");
+    let v = json_words("plan --assumptions paper --model x160 --method improved --parallelism 3d");
     assert_eq!(f(&v, "gpus"), 38640.0);
     assert_eq!(
         (f(&v, "data"), f(&v, "pipe"), f(&v, "tensor")),
@@ -32,7 +32,7 @@ fn plan_rules_and_exhaustive() {
     ] {
         assert!(!v[k].is_null(), "{k}");
     }
-    let x = json_words("plan --model x160 --method any --search exhaustive");
+    let x = json_words("plan --assumptions paper --model x160 --method any --search exhaustive");
     assert_eq!(f(&x, "gpus"), 38640.0);
     assert_eq!(f(&x["rules"], "slowdown"), 1.0);
     let pareto = x["pareto"].as_array().unwrap();
@@ -46,19 +46,24 @@ fn plan_rules_and_exhaustive() {
 #[test]
 fn plan_constraints() {
     // Table 6.3: the 3d baseline within a month needs 10240 GPUs.
-    let v = json_words("plan --model x160 --method baseline --target-days 31");
+    let v = json_words("plan --assumptions paper --model x160 --method baseline --target-days 31");
     assert_eq!(f(&v, "gpus"), 10240.0);
-    let v = json_words("plan --model x160 --method improved --max-gpus 1000");
+    let v = json_words("plan --assumptions paper --model x160 --method improved --max-gpus 1000");
     assert!(f(&v, "gpus") <= 1000.0);
-    let v = json_words("plan --model x160 --method improved --batch 1000");
+    let v = json_words("plan --assumptions paper --model x160 --method improved --batch 1000");
     assert!(f(&v, "batch") <= 1000.0);
-    let v = json_words("plan --model x160 --method improved --tensor 8");
+    let v = json_words("plan --assumptions paper --model x160 --method improved --tensor 8");
     assert_eq!(f(&v, "tensor"), 8.0);
-    let v = json_words("plan --model x160 --method any --search exhaustive --gpus 7728");
+    let v = json_words(
+        "plan --assumptions paper --model x160 --method any --search exhaustive --gpus 7728",
+    );
     assert_eq!(f(&v, "gpus"), 7728.0);
-    let eth = json_words("plan --model x160 --method improved --network ethernet");
+    let eth =
+        json_words("plan --assumptions paper --model x160 --method improved --network ethernet");
     assert_eq!(f(&eth, "micro_batches"), 37.0);
-    let small = json_words("plan --model x64 --method baseline --parallelism data --gpu-memory 40");
+    let small = json_words(
+        "plan --assumptions paper --model x64 --method baseline --parallelism data --gpu-memory 40",
+    );
     assert_eq!(small["offload"], true);
 }
 
@@ -66,32 +71,81 @@ fn plan_constraints() {
 fn plan_and_sweep_errors() {
     let cases: &[(&[&str], &str)] = &[
         (
-            &["plan", "--model", "x160", "--parallelism", "4d"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--parallelism",
+                "4d",
+            ],
             "unknown parallelism",
         ),
         (
-            &["plan", "--model", "x160", "--search", "magic"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--search",
+                "magic",
+            ],
             "unknown search",
         ),
         (
-            &["plan", "--model", "x160", "--method", "any"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--method",
+                "any",
+            ],
             "the rules need a method",
         ),
         (
-            &["plan", "--model", "x160", "--target-days=-1"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--target-days=-1",
+            ],
             "target days",
         ),
         (
-            &["plan", "--model", "x160", "--max-gpus", "0"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--max-gpus",
+                "0",
+            ],
             "GPU budget",
         ),
         (
-            &["plan", "--model", "x160", "--gpu-memory", "0"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "x160",
+                "--gpu-memory",
+                "0",
+            ],
             "GPU memory",
         ),
         (
             &[
                 "plan",
+                "--assumptions",
+                "paper",
                 "--model",
                 "x160",
                 "--parallelism",
@@ -115,7 +169,7 @@ fn plan_and_sweep_errors() {
 #[test]
 fn plan_timeline_draws_the_plan_found() {
     for line in [
-        "plan --model gpt-3",
+        "plan --assumptions paper --model gpt-3",
         // A batch the page draws whole (the batch law's 15 360 sequences
         // are drawn scaled down).
         "plan --model gpt-3 --assumptions practice --gpu a100-80gb --node-size 8 --max-gpus 1024 --batch 1536",
@@ -137,11 +191,11 @@ fn plan_timeline_draws_the_plan_found() {
         assert!(err.abs() < 0.1, "{line}: {err}");
     }
     assert_eq!(
-        json_words("plan --model gpt-3")["method"],
+        json_words("plan --assumptions paper --model gpt-3")["method"],
         "improved",
         "the paper's default method"
     );
-    let text = plan3d_words("plan --model gpt-3 --timeline ascii");
+    let text = plan3d_words("plan --assumptions paper --model gpt-3 --timeline ascii");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("modular schedule: makespan"), "{text}");
 }
@@ -189,7 +243,15 @@ fn a_fixed_zero_stage_is_honoured() {
             "zero must be 3 or 3-step",
         ),
         (
-            &["plan", "--model", "gpt-3", "--data", "64"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "gpt-3",
+                "--data",
+                "64",
+            ],
             "data is read only by the practice search",
         ),
         (

@@ -108,7 +108,14 @@ fn run_rejects_bad_inputs() {
     let refs: Vec<(&[&str], &str)> = cases.iter().map(|(a, n)| (a.as_slice(), *n)).collect();
     assert_errors(&refs);
     assert_errors(&[(
-        &["plan", "--model", "x160", "--cheapest"],
+        &[
+            "plan",
+            "--assumptions",
+            "paper",
+            "--model",
+            "x160",
+            "--cheapest",
+        ],
         "practice search",
     )]);
 }
@@ -133,7 +140,15 @@ fn counts_take_the_units_people_type() {
             "'16Q' is not a number",
         ),
         (
-            &["plan", "--model", "gpt-3", "--max-gpus", "1000.5"],
+            &[
+                "plan",
+                "--assumptions",
+                "paper",
+                "--model",
+                "gpt-3",
+                "--max-gpus",
+                "1000.5",
+            ],
             "'1000.5' is not a whole number",
         ),
         (

@@ -94,10 +94,13 @@ fn every_output_has_the_schemas_fields() {
         ("model gpt-3", "ModelReport"),
         ("hardware --gpu h100-sxm", "HardwareReport"),
         (
-            "evaluate --model x160 --data 8 --tensor 4 --offload",
+            "evaluate --assumptions paper --model x160 --data 8 --tensor 4 --offload",
             "EvaluationReport",
         ),
-        ("plan --model gpt-3 --search exhaustive", "PlanReport"),
+        (
+            "plan --assumptions paper --model gpt-3 --search exhaustive",
+            "PlanReport",
+        ),
         (
             "schedule --kind 1f1b --reduce 0.5 --data 2",
             "ScheduleReport",

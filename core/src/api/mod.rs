@@ -22,6 +22,7 @@
 //! # Ok::<(), plan3d_core::api::ApiError>(())
 //! ```
 
+mod answer;
 #[cfg(feature = "serde")]
 pub mod json;
 mod parse;
@@ -29,6 +30,8 @@ pub mod report;
 pub mod request;
 #[cfg(feature = "schema")]
 pub mod schema;
+
+pub use answer::{evaluate_answer, plan_answer, run_answer};
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -294,15 +297,20 @@ fn plan_with(
         }
     }
     // The setting's default method, for the CLI and JSON requests alike.
+    // Under practice, no method is the fastest of those frameworks ship
+    // (the page's headline), else the fastest of all; `any` is the fastest
+    // of all, the paper's proposal included.
     let method_name = match r.method.trim() {
-        "" if practice => "any",
+        "" if practice => "",
         "" => "improved",
         name => name,
     };
     if practice {
         let p = &r.practice;
         let chosen;
-        let methods: &[Method] = if method_name.eq_ignore_ascii_case("any") {
+        let methods: &[Method] = if method_name.is_empty() {
+            &planner::SHIPPED
+        } else if method_name.eq_ignore_ascii_case("any") {
             &search::PRACTICE_METHODS
         } else {
             chosen = [method(method_name)?];
@@ -333,7 +341,12 @@ fn plan_with(
                 .as_deref()
                 .is_some_and(|s| s.eq_ignore_ascii_case("any")),
         };
-        let best = search::practice_explained(&m, &hw, par, &c, &space, &a, methods)?;
+        let best = match search::practice_explained(&m, &hw, par, &c, &space, &a, methods) {
+            Err(_) if method_name.is_empty() => {
+                search::practice_explained(&m, &hw, par, &c, &space, &a, &search::PRACTICE_METHODS)?
+            }
+            found => found?,
+        };
         let mut report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None);
         report.binding = planner::practice_limits(
             &m,

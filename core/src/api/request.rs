@@ -107,7 +107,9 @@ impl Default for HardwareRequest {
 #[cfg_attr(feature = "serde", serde(default))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PracticeRequest {
-    /// `paper` (default) or `practice`.
+    /// `practice` (default: today's Megatron-Core, NeMo, torchtitan) or
+    /// `paper` (Lamy-Poirier 2021 exactly). The default was `paper` until
+    /// November 2026: a request that means the paper's model says so.
     pub assumptions: String,
     /// Virtual stages per pipeline device (interleaved 1F1B); free in a
     /// search when not given, 1 in an evaluation.
@@ -199,7 +201,7 @@ pub struct PracticeRequest {
 impl Default for PracticeRequest {
     fn default() -> Self {
         Self {
-            assumptions: "paper".into(),
+            assumptions: "practice".into(),
             virtual_stages: None,
             sequence_parallel: None,
             zero: None,

@@ -137,9 +137,23 @@ impl Schedule {
     /// events (a per-device call each is devices × events).
     #[must_use]
     pub fn busy_intervals_by_device(&self, stream: Stream) -> Vec<Vec<(f64, f64)>> {
+        self.busy_by_device(stream, None)
+    }
+
+    /// [`Schedule::busy_intervals_by_device`] of one kind of event only:
+    /// a schedule too large to draw event by event still shows its forward
+    /// and backward passes apart.
+    #[must_use]
+    pub fn busy_intervals_of_kind(&self, stream: Stream, kind: EventKind) -> Vec<Vec<(f64, f64)>> {
+        self.busy_by_device(stream, Some(kind))
+    }
+
+    /// Busy intervals per device of a stream's events (of one kind, if
+    /// given), merged where they touch.
+    fn busy_by_device(&self, stream: Stream, kind: Option<EventKind>) -> Vec<Vec<(f64, f64)>> {
         let mut per: Vec<Vec<(f64, f64)>> = alloc::vec![Vec::new(); self.spec.devices as usize];
         for e in &self.events {
-            if e.stream == stream && e.end > e.start {
+            if e.stream == stream && e.end > e.start && kind.is_none_or(|k| k == e.kind) {
                 if let Some(v) = per.get_mut(e.device as usize) {
                     v.push((e.start, e.end));
                 }

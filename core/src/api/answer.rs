@@ -1,0 +1,409 @@
+//! The answer first: what `plan`, `evaluate` and `run` say to a person, in
+//! the page's words — one sentence with the plan, a short table of the
+//! plans per method, and why — on one screen. The CLI prints these unless
+//! `--details` asks for the full listing; `--json` prints the reports.
+//!
+//! Every figure is read off the same report the JSON gives
+//! ([`super::plan`], [`super::evaluate`], [`super::run`]): nothing here is
+//! computed, only said.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::report::{EvaluationReport, PlanReport, StageReport};
+use super::request::{EvaluateRequest, PlanRequest, RunRequest};
+use super::{assumptions_of, shape, ApiError};
+use crate::cost::{AssumptionSet, Method};
+use crate::model::ModelShape;
+use crate::planner;
+use crate::text::{big, capitalized, duration, gib, gpus, params, pct, seconds};
+
+/// The last line of every answer: where the rest is.
+const MORE: &str = "More: --details for every figure, --json for scripts.";
+
+/// `plan3d plan`'s answer: the headline sentence (method, DP × PP × TP,
+/// GPUs, days, MFU, the heaviest stage's memory), the paper's proposal
+/// beside it where it would be faster, the plan per method, and why.
+///
+/// # Errors
+///
+/// As [`super::plan`]; a search with no plan says why in the page's words
+/// ("No plan for …: …").
+pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
+    let m = shape(&r.model)?;
+    let practice = assumptions_of(&r.practice)?.set == AssumptionSet::Practice;
+    let (_, hw, plan, report) = super::plan_with(r).map_err(|e| no_plan(r, &m, &e))?;
+    let e = &report.evaluation;
+    let mut out = Vec::new();
+    out.push(headline(
+        &label_of(e, practice),
+        &r.model.model,
+        &m,
+        e,
+        practice,
+    ));
+    if let Some(c) = planner::caveat(&plan.evaluation, &m, &hw) {
+        out.push(format!("Caveat: {c}"));
+    }
+    // Each method's plan under the same request: the table, and the
+    // proposal's line under practice.
+    let rows: Vec<(Method, Result<PlanReport, ApiError>)> = planner::METHODS
+        .iter()
+        .map(|&meth| {
+            let mut q = r.clone();
+            q.method = meth.name().to_string();
+            (meth, super::plan(&q))
+        })
+        .collect();
+    if practice && e.method != Method::Improved.name() {
+        if let Some((_, Ok(p))) = rows.iter().find(|(m, _)| *m == Method::Improved) {
+            if p.evaluation.days < e.days {
+                out.push(format!(
+                    "The paper's proposal, layered + modular, would take {} ({} faster); no framework ships it.",
+                    duration(p.evaluation.days),
+                    pct(1.0 - p.evaluation.days / e.days)
+                ));
+            }
+        }
+    }
+    out.push(String::new());
+    out.push(format!(
+        "{:<41} {:<22} {:>11} {:>11} {:>5} {:>8}",
+        if practice {
+            "plan per method"
+        } else {
+            "the paper's rules, per method"
+        },
+        "DP × PP × TP",
+        "micro-batch",
+        "days",
+        "MFU",
+        "GiB/GPU"
+    ));
+    for (meth, p) in &rows {
+        let name = planner::method_label(*meth, practice, false);
+        out.push(match p {
+            Ok(p) => {
+                let q = &p.evaluation;
+                format!(
+                    "{:<41} {:<22} {:>11} {:>11} {:>5} {:>8}",
+                    name,
+                    layout(q),
+                    format!("{} × {}", q.micro_batch, q.micro_batches),
+                    days_cell(q.days),
+                    pct(q.mfu),
+                    gib(q.memory.peak_bytes)
+                )
+            }
+            Err(err) => format!("{name:<41} no plan: {}", first_clause(&err.0)),
+        });
+    }
+    out.push(String::new());
+    if !report.binding.is_empty() {
+        out.push("Why this plan:".into());
+        out.extend(report.binding.iter().map(|b| format!("  - {b}")));
+    }
+    if practice {
+        out.push(format!("Settings: {}.", settings(e)));
+    }
+    out.push(MORE.into());
+    Ok(out.join("\n"))
+}
+
+/// `plan3d evaluate`'s answer: whether the configuration fits and what
+/// dominates its memory, its step, MFU and days, and where the step goes.
+///
+/// # Errors
+///
+/// As [`super::evaluate`].
+pub fn evaluate_answer(r: &EvaluateRequest) -> Result<String, ApiError> {
+    let m = shape(&r.model)?;
+    let practice = assumptions_of(&r.practice)?.set == AssumptionSet::Practice;
+    let e = super::evaluate(r)?;
+    let mut out = Vec::new();
+    let label = capitalized(&label_of(&e, practice));
+    let heaviest = heaviest(&e);
+    let fit = if e.fits {
+        format!(
+            "fits: the heaviest stage needs {} of {} GiB ({} GiB free)",
+            gib(e.memory.peak_bytes),
+            gib(e.gpu_memory_bytes),
+            gib(e.gpu_memory_bytes - e.memory.peak_bytes)
+        )
+    } else {
+        format!(
+            "does not fit: the heaviest stage needs {} of {} GiB ({} GiB over)",
+            gib(e.memory.peak_bytes),
+            gib(e.gpu_memory_bytes),
+            gib(e.memory.peak_bytes - e.gpu_memory_bytes)
+        )
+    };
+    out.push(format!(
+        "{label} on {} ({}) {fit}.",
+        gpus(e.gpus),
+        layout(&e)
+    ));
+    if !practice {
+        let mem = &e.memory;
+        out.push(format!(
+            "Memory per GPU (the paper's C.3): state {}, checkpoints {}, buffers {}, activations {} GiB; {} GiB offloadable, {} GiB not.",
+            gib(mem.state),
+            gib(mem.checkpoints),
+            gib(mem.buffers),
+            gib(mem.activations),
+            gib(mem.offloadable),
+            gib(mem.non_offloadable)
+        ));
+    } else if let Some(s) = heaviest {
+        out.push(format!("Memory of stage {}: {}.", s.stage, stage_parts(s)));
+    }
+    out.push(format!(
+        "Step {}, {} MFU ({} Tflop/s per GPU), {} tokens/s: {} for {} tokens of {}.",
+        seconds(e.step_seconds),
+        pct(e.mfu),
+        crate::math::round_sig(e.tflops_per_gpu, 3),
+        big(e.tokens_per_second),
+        duration(e.days),
+        big(e.tokens),
+        model_name(&r.model.model, &m)
+    ));
+    if !e.kernels.is_empty() {
+        out.push(String::new());
+        out.push("Where the step goes:".into());
+        // The classes that take a visible share of the step.
+        for k in e.kernels.iter().filter(|k| k.share >= 0.005) {
+            let rate = match (k.achieved, &k.unit) {
+                (Some(x), Some(u)) => format!(", {} {u}", crate::math::round_sig(x, 3)),
+                _ => String::new(),
+            };
+            out.push(format!(
+                "  {:<28} {:>9} {:>5}{rate}",
+                k.class,
+                seconds(k.seconds),
+                pct(k.share)
+            ));
+        }
+    }
+    if practice {
+        out.push(format!("Settings: {}.", settings(&e)));
+    }
+    out.push(MORE.into());
+    Ok(out.join("\n"))
+}
+
+/// `plan3d run`'s answer: the run's days, GPU-hours, cost, energy and
+/// goodput, then the plan as `plan` says it.
+///
+/// # Errors
+///
+/// As [`super::run`].
+pub fn run_answer(r: &RunRequest) -> Result<String, ApiError> {
+    let m = shape(&r.plan.model)?;
+    let rep = super::run(r).map_err(|e| no_plan(&r.plan, &m, &e))?;
+    let e = &rep.plan.evaluation;
+    let practice = e.assumptions == "practice";
+    let mut out = Vec::new();
+    out.push(format!(
+        "The run takes {} wall-clock ({} of training, goodput {}): {} GPU-hours, ${} at ${}/GPU-hour, {} of energy.",
+        duration(rep.wall_days),
+        duration(rep.ideal_days),
+        pct(rep.goodput),
+        big(rep.gpu_hours),
+        big(rep.cost),
+        crate::math::round_sig(rep.price_per_gpu_hour, 3),
+        crate::text::energy(rep.energy_mwh)
+    ));
+    out.push(headline(
+        &label_of(e, practice),
+        &r.plan.model.model,
+        &m,
+        e,
+        practice,
+    ));
+    if rep.phases.len() > 1 {
+        out.push(String::new());
+        out.push("Batch phases:".into());
+        for p in &rep.phases {
+            out.push(format!(
+                "  from {} tokens: batch {} tokens, {} per step, {}",
+                big(p.start_tokens),
+                big(p.batch_tokens),
+                seconds(p.step_seconds),
+                duration(p.days)
+            ));
+        }
+    }
+    out.push(format!(
+        "Interruptions: {} expected (one every {} h of the cluster); a checkpoint every {} steps.",
+        crate::math::round_sig(rep.expected_interruptions, 3),
+        crate::math::round_sig(rep.mtbi_hours, 3),
+        crate::math::round_sig(rep.checkpoint_interval_steps, 3)
+    ));
+    for n in &rep.notes {
+        out.push(format!("Note: {n}"));
+    }
+    out.push(MORE.into());
+    Ok(out.join("\n"))
+}
+
+/// The page's headline sentence for a plan's evaluation.
+fn headline(
+    label: &str,
+    name: &Option<String>,
+    m: &ModelShape,
+    e: &EvaluationReport,
+    practice: bool,
+) -> String {
+    if practice {
+        format!(
+            "{} trains {} on {} tokens with {} ({}) in {} of training, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
+            capitalized(label),
+            model_name(name, m),
+            big(e.tokens),
+            gpus(e.gpus),
+            layout(e),
+            duration(e.days),
+            pct(e.mfu),
+            seconds(e.step_seconds),
+            big(e.tokens_per_second),
+            gib(e.memory.peak_bytes),
+            gib(e.gpu_memory_bytes),
+        )
+    } else {
+        format!(
+            "{} trains {} on {} ({}) in {}, at {} MFU (the paper's model).",
+            capitalized(label),
+            model_name(name, m),
+            gpus(e.gpus),
+            layout(e),
+            duration(e.days),
+            pct(e.mfu)
+        )
+    }
+}
+
+/// A "no plan" in the page's words: "No plan for 405.9 B (…): why".
+fn no_plan(r: &PlanRequest, m: &ModelShape, e: &ApiError) -> ApiError {
+    if e.0.starts_with("no plan") || e.0.starts_with("no configuration") {
+        let with = match r.method.trim() {
+            "" => String::new(),
+            name => Method::parse(name)
+                .map(|meth| format!(" with {}", meth.label()))
+                .unwrap_or_default(),
+        };
+        let why = e.0.strip_prefix("no plan: ").unwrap_or(&e.0);
+        ApiError(format!(
+            "No plan for {}{with}: {why}",
+            model_name(&r.model.model, m)
+        ))
+    } else {
+        ApiError(e.0.clone())
+    }
+}
+
+/// The model as a person names it: the preset's name and its size, or the
+/// size alone.
+fn model_name(name: &Option<String>, m: &ModelShape) -> String {
+    match name.as_deref().map(str::trim) {
+        Some(n) if !n.is_empty() => format!("{n} ({} parameters)", params(m.params_exact())),
+        _ => format!("a {}-parameter model", params(m.params_exact())),
+    }
+}
+
+/// The method's label for a report's method name.
+fn label_of(e: &EvaluationReport, practice: bool) -> String {
+    Method::parse(&e.method).map_or_else(
+        |_| e.method.clone(),
+        |meth| planner::method_label(meth, practice, false).to_string(),
+    )
+}
+
+/// DP × PP × TP, with the context and expert degrees where used.
+fn layout(e: &EvaluationReport) -> String {
+    let mut s = format!("DP {} × PP {} × TP {}", e.data, e.pipe, e.tensor);
+    if e.context_parallel > 1 {
+        s.push_str(&format!(" × CP {}", e.context_parallel));
+    }
+    if e.expert_parallel > 1 {
+        s.push_str(&format!(", EP {}", e.expert_parallel));
+    }
+    s
+}
+
+/// Days for a table cell: years past three years, as the headline says.
+fn days_cell(d: f64) -> String {
+    duration(d)
+}
+
+/// The practice knobs a plan runs with, in words.
+fn settings(e: &EvaluationReport) -> String {
+    let zero = match e.zero.as_str() {
+        "0" => "no ZeRO".to_string(),
+        "1" => "ZeRO-1 (distributed optimizer)".to_string(),
+        "3" => "ZeRO-3 (weights gathered per micro-batch)".to_string(),
+        "3-step" => "ZeRO-3 (weights gathered once per step)".to_string(),
+        z => format!("ZeRO-{z}"),
+    };
+    let recompute = match e.recompute.as_str() {
+        "none" => "no recomputation".to_string(),
+        r => format!("{r} recomputation"),
+    };
+    let mut s = format!(
+        "micro-batch {} × {} per step (batch {} sequences), {zero}, {recompute}",
+        e.micro_batch, e.micro_batches, e.batch
+    );
+    if e.tensor > 1 {
+        s.push_str(if e.sequence_parallel {
+            ", sequence parallel"
+        } else {
+            ", no sequence parallelism"
+        });
+    }
+    if e.pipe > 1 {
+        s.push_str(&match (e.pipeline_schedule.as_str(), e.virtual_stages) {
+            ("1f1b", v) if v > 1 => format!(", interleaved 1F1B with {v} virtual stages"),
+            (sched, _) => format!(", {} schedule", sched.to_ascii_uppercase()),
+        });
+    }
+    s.push_str(&format!(", {} GEMMs", e.precision.to_ascii_uppercase()));
+    s
+}
+
+/// The heaviest pipeline stage's memory.
+fn heaviest(e: &EvaluationReport) -> Option<&StageReport> {
+    e.memory
+        .stages
+        .iter()
+        .max_by(|a, b| a.total.total_cmp(&b.total))
+}
+
+/// A stage's memory by kind, largest first, in GiB.
+fn stage_parts(s: &StageReport) -> String {
+    let mut parts = [
+        ("activations", s.activations),
+        ("weights", s.weights),
+        ("gradients", s.gradients),
+        ("optimizer", s.optimizer),
+        ("working", s.working),
+        ("logits", s.logits),
+        ("reserve", s.reserve),
+    ];
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    parts
+        .iter()
+        .filter(|(_, b)| *b > 0.0)
+        .map(|(n, b)| format!("{n} {}", gib(*b)))
+        .collect::<Vec<_>>()
+        .join(", ")
+        + &format!(
+            " GiB ({} micro-batch{} in flight)",
+            s.in_flight,
+            if s.in_flight == 1.0 { "" } else { "es" }
+        )
+}
+
+/// An error's first clause, for a table cell.
+fn first_clause(s: &str) -> &str {
+    s.split(": ").next().unwrap_or(s)
+}
