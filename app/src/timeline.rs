@@ -59,7 +59,7 @@ impl Timeline {
             // merged per kind, so that forward, backward and weight-gradient
             // passes keep their colours (compute), and the network's lane
             // is one colour.
-            let mut add = |lanes: &mut Vec<Vec<Block>>, per: Vec<Vec<(f64, f64)>>, kind| {
+            let add = |lanes: &mut Vec<Vec<Block>>, per: Vec<Vec<(f64, f64)>>, kind| {
                 for (d, v) in per.into_iter().enumerate() {
                     let layer = match kind {
                         EventKind::Reduce => 0,

@@ -396,7 +396,7 @@ pub fn Controls(
                 {field_notes(Keys::One("act"))}
                 // A layout to check: each field fixed when given (the search
                 // honours it or says why it cannot), searched when empty.
-                <details class="p3-check" data-testid="layout"
+                <details class="p3-layoutbox" data-testid="layout"
                     open=inputs.with_untracked(|i| i.layout.any())>
                     <summary>"Check a layout (optional)"</summary>
                     {[

@@ -264,6 +264,55 @@ impl Browser {
         self.call("DELETE", "/actions", None);
     }
 
+    /// Clicks with a real (trusted) mouse at the centre of the first
+    /// element `css` selects, scrolled into view first, and returns what
+    /// the page had under that point (`elementFromPoint`): the `data-testid`
+    /// of the element hit, or its tag name when it has none. A click that
+    /// lands on another element than the one meant shows up there.
+    pub fn click(&self, css: &str) -> String {
+        let at = self.exec(
+            "const e = document.querySelector(arguments[0]);
+             e.scrollIntoView({ block: 'center' });
+             const r = e.getBoundingClientRect();
+             const x = Math.round(r.left + r.width / 2), y = Math.round(r.top + r.height / 2);
+             const hit = document.elementFromPoint(x, y);
+             return [x, y, hit ? (hit.dataset.testid || hit.tagName.toLowerCase()) : ''];",
+            &[json!(css)],
+        );
+        let (x, y) = (at[0].as_i64().unwrap(), at[1].as_i64().unwrap());
+        self.call(
+            "POST",
+            "/actions",
+            Some(&json!({ "actions": [{
+                "type": "pointer", "id": "mouse",
+                "parameters": { "pointerType": "mouse" },
+                "actions": [
+                    { "type": "pointerMove", "duration": 0, "x": x, "y": y },
+                    { "type": "pointerDown", "button": 0 },
+                    { "type": "pointerUp", "button": 0 },
+                ],
+            }]})),
+        );
+        self.call("DELETE", "/actions", None);
+        at[2].as_str().unwrap_or_default().to_string()
+    }
+
+    /// Types `text` on the keyboard (real key events into the focused
+    /// element); `\u{E007}` is Enter, `\u{E004}` Tab.
+    pub fn keys(&self, text: &str) {
+        let mut actions = Vec::new();
+        for c in text.chars() {
+            actions.push(json!({ "type": "keyDown", "value": c.to_string() }));
+            actions.push(json!({ "type": "keyUp", "value": c.to_string() }));
+        }
+        self.call(
+            "POST",
+            "/actions",
+            Some(&json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }]})),
+        );
+        self.call("DELETE", "/actions", None);
+    }
+
     /// Resizes the window.
     pub fn resize(&self, width: u32, height: u32) {
         self.call(

@@ -137,6 +137,63 @@ fn a_layout_given_by_url_is_checked_and_shown() {
     b.wait("return !location.search.includes('dp=') || null;", WAIT);
 }
 
+/// "Check a layout" on a desktop (1440 px): opened by a click on its
+/// summary, each field takes a real click (the element under the pointer
+/// is the input, not a result card beside the sidebar) and typed digits;
+/// the page then checks Meta's layout. Its labels are as wide as the
+/// sidebar's other labels, not squeezed to nothing.
+#[test]
+fn the_layout_fields_take_clicks_and_keys_on_a_desktop() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1440, 900);
+    b.goto(&format!(
+        "{base}?model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=2048&method=baseline"
+    ));
+    b.wait(
+        "const r = document.querySelector('[data-testid=plan-baseline]');
+         return r && r.textContent.includes('16,384');",
+        WAIT,
+    );
+    assert_eq!(b.click("[data-testid=layout] summary"), "summary");
+    b.wait(
+        "return document.querySelector('[data-testid=layout]').open;",
+        WAIT,
+    );
+    for (id, value) in [("tp", "8"), ("pp", "16"), ("dp", "128")] {
+        let hit = b.click(&format!("[data-testid={id}]"));
+        assert_eq!(hit, id, "a click on the {id} field landed on {hit}");
+        let focused = b.exec("return document.activeElement.dataset.testid || '';", &[]);
+        assert_eq!(focused, serde_json::json!(id));
+        b.keys(&format!("{value}\u{E007}"));
+    }
+    let widths = b.exec(
+        "const w = id => document.querySelector(`label[for=${id}]`).getBoundingClientRect().width;
+         return [w('p3-dp'), w('p3-gpu')];",
+        &[],
+    );
+    let (dp, gpu) = (widths[0].as_f64().unwrap(), widths[1].as_f64().unwrap());
+    assert!(
+        dp > 0.8 * gpu && dp > 150.0,
+        "label widths: dp {dp}, gpu {gpu}"
+    );
+    b.wait(
+        "return location.search.includes('tp=8') && location.search.includes('pp=16')
+             && location.search.includes('dp=128');",
+        WAIT,
+    );
+    let row = b
+        .wait(
+            "const r = document.querySelector('[data-testid=plan-baseline]');
+             return r && r.textContent.includes('128 × 16 × 8') ? r.textContent : null;",
+            WAIT,
+        )
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(row.contains("16,384"), "{row}");
+    b.screenshot(&artifact("layout-typed-1440.png"));
+}
+
 /// The page opens on a run of today (Llama 3.1 405B, up to 16 384 H100s,
 /// 15.6 T tokens): its plan uses at least half the budget and "Why this
 /// plan" says what limits it; every view follows the cost model shown (the
