@@ -82,6 +82,49 @@ fn readme_commands_print_what_the_readme_shows() {
     }
 }
 
+/// The README's `cargo run -p plan3d-cli -- …` commands (in `sh` blocks,
+/// `\` continuing a line): each runs as written and answers.
+#[test]
+fn readme_cargo_commands_run() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut pending: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh" && !in_sh;
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let line = line.trim();
+        let joined = match pending.take() {
+            Some(p) => format!("{p} {line}"),
+            None if line.starts_with("cargo run -p plan3d-cli -- ") => line.to_string(),
+            None => continue,
+        };
+        match joined.strip_suffix('\\') {
+            Some(head) => pending = Some(head.trim_end().to_string()),
+            None => commands.push(joined),
+        }
+    }
+    assert!(!commands.is_empty());
+    for c in &commands {
+        let args: Vec<&str> = c["cargo run -p plan3d-cli -- ".len()..]
+            .split_whitespace()
+            .collect();
+        let out = plan3d(&args);
+        assert!(
+            out.status.success(),
+            "{c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{c}");
+    }
+}
+
 /// A new user's first command: a practice plan, its headline first, the
 /// plans per method and why, on one screen.
 #[test]

@@ -66,16 +66,25 @@ fn the_readme_example_runs() {
          return t.includes('GPUs') ? t : null;",
         Duration::from_secs(20),
     );
+    // No assumptions: practice, as the CLI and the page.
     let p = api::plan(&request::PlanRequest {
         model: request::ModelRequest {
-            model: Some("gpt-3".into()),
+            model: Some("llama-3.1-70b".into()),
             ..Default::default()
         },
-        method: "any".into(),
-        search: "exhaustive".into(),
+        hardware: request::HardwareRequest {
+            gpu: "h100-sxm".into(),
+            node_size: Some(8),
+            ..Default::default()
+        },
+        constraints: request::ConstraintsRequest {
+            max_gpus: Some(1024),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
+    assert_eq!(p.evaluation.assumptions, "practice");
     let e = &p.evaluation;
     assert!(
         text.as_str().unwrap().starts_with(&format!(
