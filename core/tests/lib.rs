@@ -2,6 +2,8 @@
 
 #[cfg(feature = "serde")]
 mod calibration;
+#[cfg(feature = "alloc")]
+mod fields;
 mod golden;
 #[cfg(feature = "alloc")]
 mod moe;

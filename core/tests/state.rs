@@ -203,9 +203,24 @@ fn hostile_values_fall_back_with_a_notice() {
         let text = notices[0].to_string();
         assert!(text.len() < 200 && !text.contains('\u{0}'), "{text}");
     }
-    // Percent escapes and '+' decode; unknown keys are ignored.
-    let (i, n) =
-        Inputs::from_query("assume=paper&par=data%2Bpipe&net=ethernet-100&utm=x&model=GPT-3");
+    // A mistyped key is said, with the key it likely means; the rest of
+    // the query is read.
+    let (i, n) = Inputs::from_query("modle=gpt-3&gpuz=h100-sxm&gpus=1024&Tp=8");
+    let said: Vec<String> = n.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "ignored modle=gpt-3: not a key of this page: did you mean model?",
+            "ignored gpuz=h100-sxm: not a key of this page: did you mean gpu?",
+            "ignored Tp=8: not a key of this page: did you mean tp?",
+        ]
+    );
+    assert_eq!(i.max_gpus, Some(1024));
+    // Percent escapes and '+' decode; keys like none of the page's (a
+    // tracker's) are ignored.
+    let (i, n) = Inputs::from_query(
+        "assume=paper&par=data%2Bpipe&net=ethernet-100&utm=x&utm_source=a&fbclid=b&model=GPT-3",
+    );
     assert!(n.is_empty());
     assert_eq!(i.parallelism, Parallelism::DataPipe);
     assert_eq!(i.network, Network::Ethernet100);

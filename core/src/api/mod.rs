@@ -352,6 +352,7 @@ fn plan_with(
             &m,
             &c,
             space.global_batch,
+            space.data,
             &a,
             &best.best.evaluation,
             "--batch or --global-batch sets another",

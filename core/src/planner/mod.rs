@@ -251,7 +251,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         .rev()
         .find_map(|(_, p)| p.as_ref().err().copied())
         .unwrap_or(Error::NoPlan {
-            reason: search::NO_PLAN_CONSTRAINTS,
+            reason: search::NO_PLAN_CONSTRAINTS.into(),
             why: None,
         });
     Some(
@@ -279,6 +279,7 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
         &out.model,
         &out.constraints,
         None,
+        inputs.layout.data,
         &inputs.knobs(),
         &plan.evaluation,
         "the batch limit field sets another",
@@ -324,8 +325,10 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             key: "batch".into(),
             value: alloc::format!("{b}"),
             reason: "above this model's critical batch (eq. 2): past it, more sequences per \
-                     step only add work",
+                     step only add work"
+                .into(),
             used: alloc::format!("the critical batch, {} sequences", crate::math::floor(bc)),
+            refused: false,
         });
     }
     if !inputs.practice() {
@@ -346,8 +349,10 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
                     key: key.into(),
                     value: inputs.field_text(key),
                     reason: "a layout is checked by the practice search (assume=practice); the \
-                             paper's rules choose it",
+                             paper's rules choose it"
+                        .into(),
                     used: "the rules' choice".into(),
+                    refused: false,
                 });
             }
         }
@@ -356,27 +361,82 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
         v.push(Notice {
             key: "prec".into(),
             value: inputs.compute.name().into(),
-            reason: crate::cost::assumptions::NO_FP8,
+            reason: crate::cost::assumptions::NO_FP8.into(),
             used: "BF16".into(),
+            refused: false,
         });
     }
     if let Some(c) = inputs.cross_entropy.filter(|_| !inputs.practice()) {
         v.push(Notice {
             key: "ce".into(),
             value: c.name().into(),
-            reason: "the loss's memory is a practice knob: the paper counts the fp32 logits",
+            reason: "the loss's memory is a practice knob: the paper counts the fp32 logits".into(),
             used: "the fp32 logits (4 bytes each)".into(),
+            refused: false,
         });
     }
     if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {
             key: "ep".into(),
             value: alloc::format!("{e}"),
-            reason: "a dense model has no experts to spread",
+            reason: "a dense model has no experts to spread".into(),
             used: "no expert parallelism".into(),
+            refused: false,
         });
     }
+    if let Some(n) = layout_refusal(inputs, out) {
+        v.push(n);
+    }
     v
+}
+
+/// Under practice, a fixed value no method the page searches can honour
+/// (a tensor degree above the node, virtual stages without a pipeline, a
+/// layout larger than the budget), said beside the field it was typed in
+/// (`search::practice::fixed::refusal`), in the words the headline uses.
+fn layout_refusal(inputs: &Inputs, out: &Outputs) -> Option<Notice> {
+    if !inputs.practice() {
+        return None;
+    }
+    let space = practice_space(inputs);
+    let c = constraints(inputs);
+    let chosen;
+    let methods: &[Method] = match inputs.method {
+        Some(m) => {
+            chosen = [m];
+            &chosen
+        }
+        None => &METHODS,
+    };
+    let mut first = None;
+    for &m in methods {
+        match search::practice::fixed::refusal(
+            &out.model,
+            &out.hardware,
+            inputs.parallelism,
+            &c,
+            &space,
+            m,
+        ) {
+            None => return None,
+            Some(r) => {
+                first.get_or_insert(r);
+            }
+        }
+    }
+    let (key, e) = first?;
+    let value = inputs.field_text(key);
+    Some(Notice {
+        key: key.into(),
+        value: if value.is_empty() {
+            inputs.described(key)
+        } else {
+            value
+        },
+        reason: alloc::string::ToString::to_string(&e).into(),
+        used: alloc::string::String::new(),
+        refused: true,
+    })
 }
 
 /// The exhaustive optimum over every method (under practice, over the

@@ -189,8 +189,10 @@ pub fn caveat(
 }
 
 /// What limits a practice plan's batch and GPUs, in words: the batch limit
-/// with its source, and why a GPU budget is not used whole (`how`: how
-/// the user sets another batch, in the words of the door asking).
+/// with its source, the batch trained when the plan's degrees do not divide
+/// the limit, and why a GPU budget is not used whole (`how`: how the user
+/// sets another batch, in the words of the door asking; `fixed_data`: a
+/// data-parallel degree the user fixed).
 ///
 /// # Errors
 ///
@@ -200,6 +202,7 @@ pub fn practice_limits(
     m: &crate::model::ModelShape,
     c: &crate::search::Constraints,
     global_batch: Option<u64>,
+    fixed_data: Option<u32>,
     a: &crate::cost::Assumptions,
     e: &crate::cost::Evaluation,
     how: &str,
@@ -231,13 +234,28 @@ pub fn practice_limits(
             b
         }
     };
-    if let Some(budget) = c.max_gpus.filter(|&g| e.gpus < g) {
-        let cfg = &e.config;
+    let cfg = &e.config;
+    let trained = cfg.batch();
+    if trained < limit {
+        out.push(format!(
+            "batch {trained} sequences trained: the largest under {limit} that {} data-parallel \
+             replicas × micro-batch {} × a whole number of micro-batches divide",
+            cfg.data, cfg.micro_batch
+        ));
+    }
+    let budget = c.max_gpus.or(c.exact_gpus);
+    if let Some(budget) = budget.filter(|&g| e.gpus < g) {
         let (p, b) = (u64::from(cfg.pipe), u64::from(cfg.micro_batch));
         let per_replica = p * u64::from(cfg.tensor) * u64::from(cfg.context);
         // The most replicas the batch keeps at one micro-batch per stage.
         let replicas = limit / (p * b).max(1);
-        out.push(if 2 * u64::from(cfg.data) > replicas {
+        out.push(if let Some(d) = fixed_data {
+            format!(
+                "GPUs {} of the budget's {budget}: the data-parallel degree is fixed at {d}, \
+                 and each replica takes {per_replica} GPUs",
+                e.gpus
+            )
+        } else if 2 * u64::from(cfg.data) > replicas {
             format!(
                 "GPUs {} of the budget's {budget}: a pipeline of {p} stages needs at least \
                  {p} micro-batches, so a batch of {limit} sequences keeps at most {replicas} \

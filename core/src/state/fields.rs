@@ -51,8 +51,9 @@ impl Inputs {
         result.map_err(|reason| Notice {
             key: sanitize(key, 16),
             value: sanitize(value, 24),
-            reason,
+            reason: reason.into(),
             used: self.described(key),
+            refused: false,
         })
     }
 
@@ -81,8 +82,9 @@ impl Inputs {
                     ModelChoice::Preset(n) => String::from(n),
                     _ => String::from("custom"),
                 },
-                reason: "the size slider scales the paper's X[x] family (eq. 1)",
+                reason: "the size slider scales the paper's X[x] family (eq. 1)".into(),
                 used: self.described("model"),
+                refused: false,
             }),
         }
     }

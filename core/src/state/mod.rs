@@ -297,15 +297,27 @@ pub struct Notice {
     pub key: String,
     /// The value as given (shortened, control characters removed).
     pub value: String,
-    /// Why it was not used.
-    pub reason: &'static str,
+    /// Why it was not used (most reasons are fixed words; a layout's
+    /// conflict names its values).
+    pub reason: alloc::borrow::Cow<'static, str>,
     /// What the page uses instead, in words (empty when nothing is used,
     /// e.g. a saved scenario skipped).
     pub used: String,
+    /// A value kept as given that no plan can honour (a layout that
+    /// contradicts the model, the hardware or another field): said beside
+    /// its field as a refusal, not as a value ignored.
+    pub refused: bool,
 }
 
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.refused {
+            return write!(
+                f,
+                "{}={} has no plan: {}",
+                self.key, self.value, self.reason
+            );
+        }
         write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)?;
         if !self.used.is_empty() {
             write!(f, "; using {}", self.used)?;

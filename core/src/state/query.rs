@@ -131,8 +131,9 @@ impl Inputs {
                 notices.push(Notice {
                     key: sanitize(&k, 16),
                     value: sanitize(&v, 24),
-                    reason,
+                    reason: reason.into(),
                     used: String::new(),
+                    refused: false,
                 });
             };
             if v.len() > MAX_VALUE_LEN {
@@ -156,6 +157,14 @@ impl Inputs {
                     }
                 }
                 key if CUSTOM_KEYS.contains(&key) => custom.push((k.clone(), v.clone())),
+                // A near miss of a key (`modle`, `gpuz`, `Model`) is said,
+                // with the key it likely means; a key like no other (a
+                // tracker's `utm_source`) is left alone.
+                key if !is_key(key) => {
+                    if let Some(reason) = mistyped(key) {
+                        bad(reason);
+                    }
+                }
                 _ => {
                     gpu_given |= k == "gpu";
                     node_given |= k == "node";
@@ -179,8 +188,9 @@ impl Inputs {
                     notices.push(Notice {
                         key: sanitize(k, 16),
                         value: sanitize(v, 24),
-                        reason,
+                        reason: reason.into(),
                         used: String::new(),
+                        refused: false,
                     });
                 }
             }
@@ -190,8 +200,9 @@ impl Inputs {
                 Err(_) => notices.push(Notice {
                     key: String::from("model"),
                     value: String::from("custom"),
-                    reason: "the custom shape is out of bounds",
+                    reason: "the custom shape is out of bounds".into(),
                     used: String::new(),
+                    refused: false,
                 }),
             }
         }
@@ -520,4 +531,74 @@ impl schemars::JsonSchema for Inputs {
             "description": "The page's inputs as its URL query (keys in the README), e.g. `model=gpt-3&node=8`."
         })
     }
+}
+
+/// Declares the page's URL keys: `is_key` and `mistyped`, which names the
+/// key a near miss likely means.
+macro_rules! url_keys {
+    ($($k:literal),* $(,)?) => {
+        /// Whether `key` is one of the page's URL keys.
+        #[must_use]
+        pub fn is_key(key: &str) -> bool {
+            matches!(key, $($k)|*)
+        }
+
+        /// Why a key that is not the page's was not used, when it is a near
+        /// miss of one (an edit or two away, or another case): "not a key
+        /// of this page: did you mean model?".
+        #[must_use]
+        pub fn mistyped(key: &str) -> Option<&'static str> {
+            let lower = key.to_ascii_lowercase();
+            let mut best: Option<(usize, &'static str)> = None;
+            for known in [$($k),*] {
+                let d = edits(&lower, known);
+                // One edit for short keys (tp, dp), two for longer ones.
+                let limit = if known.len() <= 3 { 1 } else { 2 };
+                if d <= limit && best.is_none_or(|(b, _)| d < b) {
+                    best = Some((d, known));
+                }
+            }
+            best.map(|(_, k)| match k {
+                $($k => concat!("not a key of this page: did you mean ", $k, "?"),)*
+                _ => "not a key of this page",
+            })
+        }
+    };
+}
+
+url_keys!(
+    "model", "gpu", "node", "net", "method", "par", "gpus", "cluster", "days", "batch", "keff",
+    "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "sched", "cp", "ep",
+    "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head", "layers", "ffn",
+    "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense",
+);
+
+/// Edits (insertions, deletions, substitutions and swaps of neighbours)
+/// from `a` to `b`: the optimal string alignment distance, over bytes.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len().abs_diff(b.len()) > 2 {
+        return usize::MAX;
+    }
+    let w = b.len() + 1;
+    let mut d = alloc::vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * w + j] = if i == 0 {
+                j
+            } else if j == 0 {
+                i
+            } else {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (d[(i - 1) * w + j] + 1)
+                    .min(d[i * w + j - 1] + 1)
+                    .min(d[(i - 1) * w + j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[(i - 2) * w + j - 2] + 1);
+                }
+                v
+            };
+        }
+    }
+    d[a.len() * w + b.len()]
 }

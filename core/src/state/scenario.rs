@@ -12,11 +12,12 @@ pub const MAX_SCENARIO_NAME: usize = 60;
 
 /// A saved scenario read back: its name and inputs, or why it was skipped.
 pub fn read_scenario(key: &str, value: &str) -> Result<(String, Inputs), Notice> {
-    let bad = |reason| Notice {
+    let bad = |reason: &'static str| Notice {
         key: sanitize(key, 40),
         value: sanitize(value, 24),
-        reason,
+        reason: reason.into(),
         used: String::new(),
+        refused: false,
     };
     let name = key
         .strip_prefix(SCENARIO_PREFIX)

@@ -62,9 +62,46 @@ pub(super) fn check(
     space: &Space,
     method: Method,
 ) -> Result<(), Error> {
+    check_keyed(model, hw, par, c, space, method).map_err(|(_, e)| e)
+}
+
+/// The first fixed value [`check`] refuses, with the page's URL key of the
+/// field it was typed in (`tp`, `pp`, `dp`, `vp`, `mb`, `zero`, `sched`,
+/// `cp`, `ep`, `batch`, `cluster`; `""` for what no page field sets), so
+/// that the page can say it beside that field. `None` when every fixed
+/// value can be honoured.
+#[must_use]
+pub fn refusal(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    method: Method,
+) -> Option<(&'static str, Error)> {
+    check_keyed(model, hw, par, c, space, method).err()
+}
+
+/// [`check`], each refusal with its field's URL key.
+fn check_keyed(
+    model: &ModelShape,
+    hw: &Hardware,
+    par: Parallelism,
+    c: &Constraints,
+    space: &Space,
+    method: Method,
+) -> Result<(), (&'static str, Error)> {
     if let Some(what) = method_conflict(space, method) {
-        return Err(Error::Incompatible { what });
+        let key = if space.zero.is_some_and(|z| !method.admits(z)) {
+            "zero"
+        } else if space.virtual_stages.is_some_and(|v| v > 1) && method.layered() {
+            "vp"
+        } else {
+            "sched"
+        };
+        return Err((key, Error::Incompatible { what }));
     }
+    let key = |k: &'static str| move |e: Error| (k, e);
     if let Some(t) = c.tensor {
         let t = u64::from(t);
         for (of, total) in [
@@ -72,52 +109,59 @@ pub(super) fn check(
             ("key/value heads", model.kv_heads),
         ] {
             if u64::from(total) % t != 0 {
-                return Err(Error::NotDivisible {
-                    what: "tensor-parallel degree",
-                    value: t,
-                    of,
-                    total: total.into(),
-                });
+                return Err((
+                    "tp",
+                    Error::NotDivisible {
+                        what: "tensor-parallel degree",
+                        value: t,
+                        of,
+                        total: total.into(),
+                    },
+                ));
             }
         }
         if let Some(node) = hw.node_size {
             if t > u64::from(node) {
-                return Err(Error::TensorAboveNode {
-                    tensor: u32::try_from(t).unwrap_or(u32::MAX),
-                    node_size: node,
-                });
+                return Err((
+                    "tp",
+                    Error::TensorAboveNode {
+                        tensor: u32::try_from(t).unwrap_or(u32::MAX),
+                        node_size: node,
+                    },
+                ));
             }
         }
         if t > 1 && !par.tensor() {
-            return Err(Error::Incompatible {
+            return Err(("tp", Error::Incompatible {
                 what: "a tensor-parallel degree above 1 needs a parallelism setting with tensor parallelism",
-            });
+            }));
         }
     }
     if let Some(p) = space.pipe {
-        check_count("pipeline-parallel degree", p.into(), 1, model.layers.into())?;
+        check_count("pipeline-parallel degree", p.into(), 1, model.layers.into())
+            .map_err(key("pp"))?;
         if p > 1 && !par.pipe() {
-            return Err(Error::Incompatible {
+            return Err(("pp", Error::Incompatible {
                 what: "a pipeline degree above 1 needs a parallelism setting with pipeline parallelism",
-            });
+            }));
         }
     }
     if let Some(d) = space.data {
-        check_count("data-parallel degree", d.into(), 1, crate::MAX_DEGREE)?;
+        check_count("data-parallel degree", d.into(), 1, crate::MAX_DEGREE).map_err(key("dp"))?;
         if d > 1 && !par.data() {
-            return Err(Error::Incompatible {
+            return Err(("dp", Error::Incompatible {
                 what: "a data-parallel degree above 1 needs a parallelism setting with data parallelism",
-            });
+            }));
         }
     }
     if let Some(b) = space.micro_batch {
-        check_count("micro-batch size", b.into(), 1, crate::MAX_DEGREE)?;
+        check_count("micro-batch size", b.into(), 1, crate::MAX_DEGREE).map_err(key("mb"))?;
     }
     if let Some(v) = space.virtual_stages {
         let stage_layers = space
             .pipe
             .map_or(model.layers, |p| model.layers.div_ceil(p.max(1)));
-        check_count("virtual stages", v.into(), 1, stage_layers.into())?;
+        check_count("virtual stages", v.into(), 1, stage_layers.into()).map_err(key("vp"))?;
         if v > 1
             && space.pipeline_schedule.is_some_and(|s| {
                 matches!(
@@ -129,14 +173,21 @@ pub(super) fn check(
                 )
             })
         {
-            return Err(Error::Incompatible {
-                what: "virtual stages interleave 1F1B: GPipe, ZB-H1, ZB-V and DualPipe take none",
-            });
+            return Err((
+                "vp",
+                Error::Incompatible {
+                    what:
+                        "virtual stages interleave 1F1B: GPipe, ZB-H1, ZB-V and DualPipe take none",
+                },
+            ));
         }
         if v > 1 && space.pipe == Some(1) {
-            return Err(Error::Incompatible {
-                what: "virtual stages need a pipeline (pipe above 1)",
-            });
+            return Err((
+                "vp",
+                Error::Incompatible {
+                    what: "virtual stages need a pipeline (pipe above 1)",
+                },
+            ));
         }
     }
     if let Some(cp) = space.context {
@@ -145,102 +196,135 @@ pub(super) fn check(
             cp.into(),
             1,
             model.seq_len.into(),
-        )?;
+        )
+        .map_err(key("cp"))?;
         if model.seq_len % cp != 0 {
-            return Err(Error::NotDivisible {
-                what: "context-parallel degree",
-                value: cp.into(),
-                of: "sequence length",
-                total: model.seq_len.into(),
-            });
+            return Err((
+                "cp",
+                Error::NotDivisible {
+                    what: "context-parallel degree",
+                    value: cp.into(),
+                    of: "sequence length",
+                    total: model.seq_len.into(),
+                },
+            ));
         }
     }
     if let Some(ep) = space.expert {
-        check_count("expert-parallel degree", ep.into(), 1, crate::MAX_DEGREE)?;
+        check_count("expert-parallel degree", ep.into(), 1, crate::MAX_DEGREE)
+            .map_err(key("ep"))?;
         match model.experts {
             None if ep > 1 => {
-                return Err(Error::Incompatible {
-                    what: "expert parallelism needs a mixture of experts (--experts)",
-                })
+                return Err((
+                    "ep",
+                    Error::Incompatible {
+                        what: "expert parallelism needs a mixture of experts (--experts)",
+                    },
+                ))
             }
             Some(e) if e.routed % ep != 0 => {
-                return Err(Error::NotDivisible {
-                    what: "expert-parallel degree",
-                    value: ep.into(),
-                    of: "routed experts",
-                    total: e.routed.into(),
-                })
+                return Err((
+                    "ep",
+                    Error::NotDivisible {
+                        what: "expert-parallel degree",
+                        value: ep.into(),
+                        of: "routed experts",
+                        total: e.routed.into(),
+                    },
+                ))
             }
             _ => {}
         }
         if let (Some(d), cp) = (space.data, space.context.unwrap_or(1)) {
             let dp_cp = u64::from(d) * u64::from(cp);
             if dp_cp % u64::from(ep) != 0 {
-                return Err(Error::NotDivisible {
-                    what: "expert-parallel degree",
-                    value: ep.into(),
-                    of: "data × context-parallel degree",
-                    total: dp_cp,
-                });
+                return Err((
+                    "ep",
+                    Error::NotDivisible {
+                        what: "expert-parallel degree",
+                        value: ep.into(),
+                        of: "data × context-parallel degree",
+                        total: dp_cp,
+                    },
+                ));
             }
         }
     }
     if let (Some(z), Some(r)) = (space.zero_r, space.recompute) {
         if z != ZeroR::None && r != ActivationModel::Full {
-            return Err(Error::Incompatible {
+            return Err(("", Error::Incompatible {
                 what: "ZeRO-R's activation checkpoints (zero_r pa or pa-cpu) need full recomputation (recompute full)",
-            });
+            }));
         }
     }
     if let Some(gb) = space.global_batch {
-        check_count("global batch", gb, 1, crate::MAX_GPUS)?;
+        check_count("global batch", gb, 1, crate::MAX_GPUS).map_err(key("batch"))?;
         let per = u64::from(space.data.unwrap_or(1)) * u64::from(space.micro_batch.unwrap_or(1));
         if gb % per != 0 {
-            return Err(Error::NotDivisible {
-                what: "data-parallel degree × micro-batch size",
-                value: per,
-                of: "global batch",
-                total: gb,
-            });
+            return Err((
+                "batch",
+                Error::NotDivisible {
+                    what: "data-parallel degree × micro-batch size",
+                    value: per,
+                    of: "global batch",
+                    total: gb,
+                },
+            ));
         }
     }
     if let (Some(n), Some(max)) = (c.exact_gpus, c.max_gpus) {
         if n > max {
-            return Err(Error::Incompatible {
-                what: "the cluster size (gpus) is above the GPU budget (max_gpus)",
-            });
+            return Err((
+                "cluster",
+                Error::Incompatible {
+                    what: "the cluster size (gpus) is above the GPU budget (max_gpus)",
+                },
+            ));
         }
     }
-    // The fixed degrees' product against the cluster or the budget.
+    // The fixed degrees' product against the cluster or the budget, said
+    // at the data degree (the one usually typed last), else the others.
+    let product_key = if space.data.is_some() {
+        "dp"
+    } else if space.pipe.is_some() {
+        "pp"
+    } else if c.tensor.is_some() {
+        "tp"
+    } else {
+        "cluster"
+    };
     let fixed = [c.tensor, space.pipe, space.data, space.context];
     let product: u64 = fixed.iter().flatten().map(|&x| u64::from(x)).product();
     let all = fixed.iter().all(Option::is_some);
     if let Some(n) = c.exact_gpus {
         if all && product != n {
-            return Err(Error::OutOfRange {
+            return Err((product_key, Error::OutOfRange {
                 what: "the fixed degrees' product (tensor × pipe × data × context) against the cluster's GPUs",
                 value: product as f64,
                 min: n as f64,
                 max: n as f64,
-            });
+            }));
         }
         if n % product != 0 {
-            return Err(Error::NotDivisible {
-                what: "the fixed degrees' product (tensor × pipe × data × context)",
-                value: product,
-                of: "the cluster's GPUs",
-                total: n,
-            });
+            return Err((
+                product_key,
+                Error::NotDivisible {
+                    what: "the fixed degrees' product (tensor × pipe × data × context)",
+                    value: product,
+                    of: "the cluster's GPUs",
+                    total: n,
+                },
+            ));
         }
     }
     if let Some(max) = c.max_gpus {
         if product > max {
-            return Err(Error::OutOfRange {
+            return Err((product_key, Error::OutOfRange {
                 what: "the fixed degrees' product (tensor × pipe × data × context) against the GPU budget",
                 value: product as f64,
                 min: 1.0,
                 max: max as f64,
-            });
+            }));
         }
     }
     Ok(())

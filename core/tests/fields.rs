@@ -1,0 +1,86 @@
+//! Every input answered where it was typed: a layout no plan can honour is
+//! said beside its field in the headline's words (not in the search's
+//! internal words), and a mistyped URL key is named with the key it
+//! likely means.
+
+use plan3d_core::{
+    planner::{self, outputs},
+    state::Inputs,
+};
+
+/// The refusal `planner::corrections` says beside the field, as the page
+/// shows it.
+fn refusal(query: &str) -> Vec<String> {
+    let (i, n) = Inputs::from_query(query);
+    assert!(n.is_empty(), "{query}: {n:?}");
+    let o = outputs(&i).unwrap();
+    planner::corrections(&i, &o)
+        .iter()
+        .filter(|n| n.refused)
+        .map(ToString::to_string)
+        .collect()
+}
+
+const META: &str = "assume=practice&model=llama-3.1-405b&gpu=h100-sxm&node=8";
+
+#[test]
+fn a_layout_no_plan_can_honour_is_said_at_its_field() {
+    // A tensor degree that does not divide the key/value heads, and one
+    // above the node.
+    assert_eq!(
+        refusal(&format!("{META}&tp=16")),
+        ["tp=16 has no plan: tensor-parallel degree (16) must divide key/value heads (8)"]
+    );
+    let above = refusal("assume=practice&model=gpt-3&gpu=h100-sxm&node=8&tp=16");
+    assert_eq!(above.len(), 1, "{above:?}");
+    assert!(above[0].starts_with("tp=16 has no plan: "), "{above:?}");
+    assert!(above[0].contains("node"), "{above:?}");
+    // A layout larger than the cluster: said at the data degree.
+    let r = refusal(&format!("{META}&tp=8&pp=16&dp=256&gpus=16384"));
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(
+        r[0].starts_with("dp=256 has no plan: the fixed degrees' product"),
+        "{r:?}"
+    );
+    assert!(r[0].contains("32768"), "{r:?}");
+    // Virtual stages without a pipeline: the reason, not "with method
+    // improved".
+    assert_eq!(
+        refusal(&format!("{META}&vp=3&pp=1")),
+        ["vp=3 has no plan: virtual stages need a pipeline (pipe above 1)"]
+    );
+    // Meta's layout itself is honoured: nothing said.
+    assert!(refusal(&format!("{META}&tp=8&pp=16&dp=128&batch=2048")).is_empty());
+    // The field's own notes carry it (the page filters them by key).
+    let (i, _) = Inputs::from_query(&format!("{META}&tp=16"));
+    let o = outputs(&i).unwrap();
+    let c = planner::corrections(&i, &o);
+    assert_eq!(c.iter().filter(|n| n.key == "tp").count(), 1);
+}
+
+/// A fixed data degree that does not divide the batch limit: the batch
+/// trained is said with why, and the budget's unused GPUs by the fixed
+/// degree, not by a replica count the user did not choose.
+#[test]
+fn a_fixed_data_degree_says_the_batch_it_trains() {
+    let (i, _) = Inputs::from_query(&format!("{META}&dp=100&batch=2048&gpus=16384"));
+    let o = outputs(&i).unwrap();
+    let plan = planner::shown(&o, None, None).unwrap().plan;
+    assert_eq!(plan.evaluation.config.data, 100);
+    let trained = plan.evaluation.config.batch();
+    assert!(trained < 2048 && trained % 100 == 0, "{trained}");
+    let why = planner::limits(&i, &o, &plan);
+    assert!(
+        why.contains(&format!(
+            "batch {trained} sequences trained: the largest under 2048 that 100 data-parallel \
+             replicas × micro-batch {} × a whole number of micro-batches divide",
+            plan.evaluation.config.micro_batch
+        )),
+        "{why:?}"
+    );
+    assert!(
+        why.iter().any(|w| w.contains("the data-parallel degree is fixed at 100")),
+        "{why:?}"
+    );
+    assert!(!why.iter().any(|w| w.contains("replicas of")), "{why:?}");
+}
