@@ -251,7 +251,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         .rev()
         .find_map(|(_, p)| p.as_ref().err().copied())
         .unwrap_or(Error::NoPlan {
-            reason: search::NO_PLAN_CONSTRAINTS.into(),
+            reason: search::NO_PLAN_CONSTRAINTS,
             why: None,
         });
     Some(

@@ -82,7 +82,9 @@ pub fn refusal(
     check_keyed(model, hw, par, c, space, method).err()
 }
 
-/// [`check`], each refusal with its field's URL key.
+/// [`check`], each refusal with its field's URL key. (The error is the
+/// crate's `Copy` error, as [`check`]'s; a key beside it costs 16 bytes.)
+#[allow(clippy::result_large_err)]
 fn check_keyed(
     model: &ModelShape,
     hw: &Hardware,
