@@ -4,7 +4,7 @@
 use plan3d_core::round_sig;
 
 pub use plan3d_core::text::{
-    big, capitalized, count, days, duration, energy, gib, gpus, params, pct, seconds,
+    big, capitalized, count, days, duration, energy, gib, gpus, params, pct, seconds, span,
 };
 
 /// An axis tick: 2 significant figures, thousands separated, no

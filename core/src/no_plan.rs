@@ -304,14 +304,18 @@ impl fmt::Display for Fix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "with {} the heaviest stage needs {:.1} GiB of {:.0} and a plan trains in {:.1} \
-             days on {} GPUs",
+            "with {} the heaviest stage needs {:.1} GiB of {:.0} and a plan trains in ",
             self.change,
             self.heaviest / GIB,
             self.have / GIB,
-            self.days,
-            self.gpus
-        )
+        )?;
+        // Past three years in years, as the headline says them.
+        if self.days > 3.0 * 365.0 {
+            write!(f, "{:.1} years", self.days / 365.0)?;
+        } else {
+            write!(f, "{:.1} days", self.days)?;
+        }
+        write!(f, " on {} GPUs", self.gpus)
     }
 }
 

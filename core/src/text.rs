@@ -87,9 +87,30 @@ pub fn params(p: f64) -> String {
     format!("{}{u}", round_sig(v, if v >= 100.0 { 4 } else { 3 }))
 }
 
-/// Seconds at three significant figures: 8.32 s, 0.412 s.
+/// Seconds at three significant figures: 8.32 s, 0.412 s; past 1 000 s in
+/// minutes or hours (72 min, not 4320 s).
 pub fn seconds(s: f64) -> String {
-    format!("{} s", round_sig(s, 3))
+    if s >= 7_200.0 {
+        format!("{} h", round_sig(s / 3_600.0, 3))
+    } else if s >= 1_000.0 {
+        format!("{} min", round_sig(s / 60.0, 3))
+    } else {
+        format!("{} s", round_sig(s, 3))
+    }
+}
+
+/// A span of time lost or waited, in the unit that reads best: 2.5 s,
+/// 2.5 min, 13.6 h, 12.3 days (not "0.0422 h").
+pub fn span(s: f64) -> String {
+    if s < 90.0 {
+        format!("{} s", round_sig(s, 2))
+    } else if s < 5_400.0 {
+        format!("{} min", round_sig(s / 60.0, 2))
+    } else if s < 3.0 * 86_400.0 {
+        format!("{} h", round_sig(s / 3_600.0, 3))
+    } else {
+        duration(s / 86_400.0)
+    }
 }
 
 /// A large count in the units of [`params`] without a trailing unit word:

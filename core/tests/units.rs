@@ -295,3 +295,19 @@ fn counts_are_read_in_the_units_people_type() {
     // Llama 3's "16M" batch: 2 048 sequences of 8 192 tokens.
     assert_eq!(parse_whole("16Mi"), Some(2048 * 8192));
 }
+
+/// Numbers in words, as the page and the CLI say them: a step of 4 320 s
+/// in minutes, a loss of 152 s in minutes, not "0.0422 h".
+#[cfg(feature = "alloc")]
+#[test]
+fn times_read_in_the_unit_that_fits() {
+    use plan3d_core::text::{duration, seconds, span};
+    assert_eq!(seconds(8.318), "8.32 s");
+    assert_eq!(seconds(4320.0), "72 min");
+    assert_eq!(seconds(10_800.0), "3 h");
+    assert_eq!(span(0.0422 * 3600.0), "2.5 min");
+    assert_eq!(span(0.00171 * 3600.0), "6.2 s");
+    assert_eq!(span(13.6 * 3600.0), "13.6 h");
+    assert_eq!(span(5.7e3 * 3600.0), "238 days");
+    assert_eq!(duration(10_899.0), "29.9 years");
+}

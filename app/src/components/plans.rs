@@ -50,6 +50,17 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
     let e = p.evaluation;
     let m = e.config.method;
     let practice = e.assumptions == plan3d_core::cost::AssumptionSet::Practice;
+    // Under practice, what the plan shards beside its degrees: a ZeRO-3 /
+    // FSDP row and a Megatron-style row with the same degrees differ there.
+    let layout = if practice && e.config.data * e.config.context > 1 {
+        format!(
+            "{} · {}",
+            config_text(p),
+            plan3d_core::cost::step::zero_of(&e.config).label()
+        )
+    } else {
+        config_text(p)
+    };
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
     } else {
@@ -67,18 +78,23 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
          <td class=\"p3-opt p3-opt2 p3-prac\">{}</td><td data-testid=\"plan-{name}-days\">{}</td></tr>",
         m.name(),
         esc(&label),
-        esc(&config_text(p)),
+        esc(&layout),
         fmt::count(e.gpus),
         fmt::count(e.batch),
         e.config.micro_batch,
-        e.config.micro_batches,
+        fmt::count(u64::from(e.config.micro_batches)),
         if e.config.offload { "yes" } else { "no" },
         fmt::pct(e.mfu()),
         fmt::pct(e.efficiency),
         fmt::gib(e.memory.on_gpu(e.config.offload).get()),
         fmt::seconds(e.step.get()),
         fmt::big(e.tokens_per_second),
-        fmt::days(e.time.days()),
+        // Past three years, in years as the headline says them (not 10899).
+        if e.time.days() > 3.0 * 365.0 {
+            fmt::duration(e.time.days())
+        } else {
+            fmt::days(e.time.days())
+        },
     );
 }
 

@@ -101,7 +101,7 @@ fn figures_html(r: &Run) -> String {
         .co2_tonnes
         .map(|t| format!(", {} t CO₂", fmt::big(t)))
         .unwrap_or_default();
-    let lost_h = |s: f64| fmt::big(s / 3600.0);
+    let lost_h = fmt::span;
     let mut h = String::with_capacity(4096);
     let _ = write!(
         h,
@@ -187,17 +187,27 @@ fn figures_html(r: &Run) -> String {
     };
     let _ = write!(
         h,
-        "</svg><figcaption>{batch}{} of training; {:.0} expected interruptions (one every {} h){per_mark}; \
-         a checkpoint of {} s every {} steps{per_tick}. Lost: {} h to checkpoints, {} h redone, {} h \
+        "</svg><figcaption>{batch}{} of training; {} expected interruptions (one every {}){per_mark}; \
+         a checkpoint of {} every {} steps{per_tick}. Lost: {} to checkpoints, {} redone, {} \
          restarting.</figcaption></figure>",
         fmt::duration(r.ideal_days()),
-        r.expected_interruptions,
-        fmt::big(r.mtbi_seconds / 3600.0),
-        fmt::big(r.checkpoint_seconds),
+        interruptions(r.expected_interruptions),
+        fmt::span(r.mtbi_seconds),
+        fmt::span(r.checkpoint_seconds),
         r.checkpoint_interval_steps,
         lost_h(r.lost.checkpoints),
         lost_h(r.lost.recompute),
         lost_h(r.lost.restarts),
     );
     h
+}
+
+/// Expected interruptions: whole ones, or one figure below one (0.3, not
+/// "0").
+fn interruptions(n: f64) -> String {
+    if n < 0.95 {
+        format!("{}", plan3d_core::round_sig(n, 1))
+    } else {
+        format!("{n:.0}")
+    }
 }

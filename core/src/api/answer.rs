@@ -69,7 +69,7 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
     }
     out.push(String::new());
     out.push(format!(
-        "{:<41} {:<22} {:>11} {:>11} {:>5} {:>8}",
+        "{:<41} {:<32} {:>11} {:>11} {:>5} {:>8}",
         if practice {
             "plan per method"
         } else {
@@ -87,9 +87,13 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
             Ok(p) => {
                 let q = &p.evaluation;
                 format!(
-                    "{:<41} {:<22} {:>11} {:>11} {:>5} {:>8}",
+                    "{:<41} {:<32} {:>11} {:>11} {:>5} {:>8}",
                     name,
-                    layout(q),
+                    if practice && q.data * q.context_parallel > 1 {
+                        format!("{} · {}", layout(q), zero_label(&q.zero))
+                    } else {
+                        layout(q)
+                    },
                     format!("{} × {}", q.micro_batch, q.micro_batches),
                     days_cell(q.days),
                     pct(q.mfu),
@@ -331,6 +335,11 @@ fn layout(e: &EvaluationReport) -> String {
     s
 }
 
+/// A report's ZeRO stage, short, as the page's table says it.
+fn zero_label(name: &str) -> &'static str {
+    crate::cost::Zero::parse(name).map_or("", crate::cost::Zero::label)
+}
+
 /// Days for a table cell: years past three years, as the headline says.
 fn days_cell(d: f64) -> String {
     duration(d)
@@ -339,6 +348,7 @@ fn days_cell(d: f64) -> String {
 /// The practice knobs a plan runs with, in words.
 fn settings(e: &EvaluationReport) -> String {
     let zero = match e.zero.as_str() {
+        _ if e.data * e.context_parallel <= 1 => "one replica (nothing for ZeRO to shard)".to_string(),
         "0" => "no ZeRO".to_string(),
         "1" => "ZeRO-1 (distributed optimizer)".to_string(),
         "3" => "ZeRO-3 (weights gathered per micro-batch)".to_string(),

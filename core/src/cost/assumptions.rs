@@ -556,6 +556,20 @@ impl Zero {
         }
     }
 
+    /// The stage in practitioners' words, short, for a table cell beside a
+    /// layout: what makes a ZeRO-3 / FSDP row another plan than a
+    /// Megatron-style row with the same degrees.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::None => "no ZeRO",
+            Self::One => "ZeRO-1",
+            Self::Two => "ZeRO-2",
+            Self::Three => "ZeRO-3",
+            Self::ThreePerStep => "ZeRO-3 per step",
+        }
+    }
+
     /// Stable name: `0`, `1`, `2`, `3`, `3-step`.
     #[must_use]
     pub fn name(self) -> &'static str {

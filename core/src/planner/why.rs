@@ -107,8 +107,8 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         small(h.reserve)
     ));
     v.push(format!(
-        "ZeRO-{}{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
-        crate::cost::step::zero_of(&c).stage(),
+        "{}{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
+        zero_words(&c),
         if c.sequence_parallel {
             ", sequence parallel"
         } else {
@@ -186,6 +186,30 @@ pub fn caveat(
         why.join("; "),
         -100.0 * check.error()
     ))
+}
+
+/// What a plan shards over its data-parallel replicas, in words: what
+/// makes a ZeRO-3 / FSDP row another method than a Megatron-style one with
+/// the same degrees (and nothing sharded with one replica).
+fn zero_words(c: &crate::cost::Config) -> &'static str {
+    use crate::cost::Zero;
+    if c.data * c.context <= 1 {
+        return "one replica: nothing to shard (ZeRO has no effect)";
+    }
+    match crate::cost::step::zero_of(c) {
+        Zero::None => "no ZeRO: every replica holds the whole training state",
+        Zero::One => "ZeRO-1 (the distributed optimizer): optimizer states sharded",
+        Zero::Two => "ZeRO-2: optimizer states and gradients sharded",
+        Zero::Three => {
+            "ZeRO-3 / FSDP: weights, gradients and optimizer states sharded, the weights \
+             gathered for each micro-batch's forward and backward"
+        }
+        Zero::ThreePerStep => {
+            "ZeRO-3: weights, gradients and optimizer states sharded, the weights gathered \
+             once per step and held through its micro-batches (as much weight memory as \
+             ZeRO-2, less traffic)"
+        }
+    }
 }
 
 /// What limits a practice plan's batch and GPUs, in words: the batch limit
