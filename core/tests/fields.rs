@@ -79,8 +79,40 @@ fn a_fixed_data_degree_says_the_batch_it_trains() {
         "{why:?}"
     );
     assert!(
-        why.iter().any(|w| w.contains("the data-parallel degree is fixed at 100")),
+        why.iter()
+            .any(|w| w.contains("the data-parallel degree is fixed at 100")),
         "{why:?}"
     );
     assert!(!why.iter().any(|w| w.contains("replicas of")), "{why:?}");
+}
+
+/// The opening (Llama 3.1 405B on up to 16 384 H100s, 15.6 T tokens, no
+/// batch given) plans at today's batch law, four times Meta's 16 M tokens:
+/// "Why this plan" says so, with the same method's plan at Meta's batch.
+#[test]
+fn the_opening_says_how_it_differs_from_metas_run() {
+    let i = Inputs::opening();
+    let o = outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt)).unwrap();
+    let why = planner::limits(&i, &o, &s.plan);
+    let line = why
+        .iter()
+        .find(|l| l.contains("Meta trained at 2048 sequences (16.8 M tokens; Llama 3, arXiv 2407.21783 sec. 3.4.1)"))
+        .unwrap_or_else(|| panic!("{why:?}"));
+    assert!(line.contains(": at that batch "), "{line}");
+    // A quarter of the batch trains no faster: more steps, each with less
+    // work per GPU to hide its communication and bubble behind.
+    let days: f64 = line
+        .split("takes ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(days >= s.plan.evaluation.time.days() - 0.05, "{line}");
+    let (at, _) = Inputs::from_query(&format!("{}&batch=2048", i.to_query()));
+    let ao = outputs(&at).unwrap();
+    let p = ao.selected(s.plan.method).unwrap();
+    // With the batch given, nothing to compare.
+    assert!(planner::published_batch_plan(&at, &ao, p).is_none());
 }

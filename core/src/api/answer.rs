@@ -67,9 +67,12 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
             }
         }
     }
+    if let Some(line) = published(r, &m, e) {
+        out.push(line);
+    }
     out.push(String::new());
     out.push(format!(
-        "{:<41} {:<32} {:>11} {:>11} {:>5} {:>8}",
+        "{:<41} {:<37} {:>11} {:>11} {:>5} {:>8}",
         if practice {
             "plan per method"
         } else {
@@ -87,7 +90,7 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
             Ok(p) => {
                 let q = &p.evaluation;
                 format!(
-                    "{:<41} {:<32} {:>11} {:>11} {:>5} {:>8}",
+                    "{:<41} {:<37} {:>11} {:>11} {:>5} {:>8}",
                     name,
                     if practice && q.data * q.context_parallel > 1 {
                         format!("{} · {}", layout(q), zero_label(&q.zero))
@@ -251,6 +254,48 @@ pub fn run_answer(r: &RunRequest) -> Result<String, ApiError> {
     Ok(out.join("\n"))
 }
 
+/// A preset whose run published its batch, planned at another batch with
+/// none given: the fastest shipped plan at the published batch, as the
+/// page's "Why this plan" says it (`planner::published_batch_plan`).
+fn published(r: &PlanRequest, m: &ModelShape, e: &EvaluationReport) -> Option<String> {
+    let name = r.model.model.as_deref()?.trim().to_ascii_lowercase();
+    let p = crate::calibration::published_batch(&name)?;
+    if e.assumptions != "practice"
+        || r.constraints.batch.is_some()
+        || r.practice.global_batch.is_some()
+        || (e.batch as f64 / p.sequences as f64 - 1.0).abs() <= 0.1
+    {
+        return None;
+    }
+    let mut q = r.clone();
+    q.practice.global_batch = Some(p.sequences);
+    q.method = String::new();
+    let tokens = |b: u64| b as f64 * f64::from(m.seq_len) / 1e6;
+    let head = format!(
+        "This plan's batch, {} sequences ({:.1} M tokens), is today's batch law's; {} trained at {} ({:.1} M tokens; {})",
+        e.batch,
+        tokens(e.batch),
+        p.who,
+        p.sequences,
+        tokens(p.sequences),
+        p.source
+    );
+    Some(match super::plan(&q) {
+        Ok(at) => {
+            let a = &at.evaluation;
+            format!(
+                "{head}: at that batch, {} on {} ({}) in {}, at {} MFU.",
+                label_of(a, true),
+                gpus(a.gpus),
+                layout(a),
+                duration(a.days),
+                pct(a.mfu)
+            )
+        }
+        Err(err) => format!("{head}: at that batch, no plan ({}).", first_clause(&err.0)),
+    })
+}
+
 /// The page's headline sentence for a plan's evaluation.
 fn headline(
     label: &str,
@@ -348,7 +393,9 @@ fn days_cell(d: f64) -> String {
 /// The practice knobs a plan runs with, in words.
 fn settings(e: &EvaluationReport) -> String {
     let zero = match e.zero.as_str() {
-        _ if e.data * e.context_parallel <= 1 => "one replica (nothing for ZeRO to shard)".to_string(),
+        _ if e.data * e.context_parallel <= 1 => {
+            "one replica (nothing for ZeRO to shard)".to_string()
+        }
         "0" => "no ZeRO".to_string(),
         "1" => "ZeRO-1 (distributed optimizer)".to_string(),
         "3" => "ZeRO-3 (weights gathered per micro-batch)".to_string(),

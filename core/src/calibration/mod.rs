@@ -589,7 +589,10 @@ impl Run {
     }
 }
 
+mod published;
 mod validation;
+
+pub use published::{published_batch, PublishedBatch, PUBLISHED_BATCHES};
 
 pub use validation::{
     html, html_out_of_sample, markdown, summary, validate, Check, Validation, OUT_OF_SAMPLE,

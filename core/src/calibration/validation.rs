@@ -165,7 +165,7 @@ pub fn html(rows: &[Validation]) -> String {
     let mut out = format!(
         "<p class=\"p3-val-summary\">In sample: {} published runs the kernel efficiency was \
          fitted on, median error {:.1} %, largest {:.1} %.</p>\n\
-         <div class=\"p3-scroll\"><table class=\"p3-table\">\n\
+         <div class=\"p3-scroll\"><table class=\"p3-table p3-wrap\">\n\
          <thead><tr><th>model</th><th>GPUs</th><th>configuration</th><th>measured</th>\
          <th>plan3d</th><th>error</th></tr></thead>\n<tbody>\n",
         rows.len(),
@@ -290,7 +290,7 @@ pub const OUT_OF_SAMPLE: &[Check] = &[
 pub fn html_out_of_sample() -> String {
     let mut out = String::from(
         "<p class=\"p3-val-summary\">Out of sample: published runs the fit never saw.</p>\n\
-         <div class=\"p3-scroll\"><table class=\"p3-table\" data-testid=\"out-of-sample\">\n\
+         <div class=\"p3-scroll\"><table class=\"p3-table p3-wrap\" data-testid=\"out-of-sample\">\n\
          <thead><tr><th>run</th><th>setting</th><th>published</th><th>plan3d</th>\
          <th>error</th></tr></thead>\n<tbody>\n",
     );

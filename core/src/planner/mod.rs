@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::hardware::{Hardware, Link};
 use crate::model::ModelShape;
 use crate::search::{self, Constraints, Plan, SearchResult, SweepRow};
-use crate::state::{Inputs, Notice};
+use crate::state::{Inputs, ModelChoice, Notice};
 use crate::units::BytesPerSec;
 
 /// The methods compared side by side.
@@ -275,7 +275,7 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
     if !inputs.practice() {
         return Vec::new();
     }
-    practice_limits(
+    let mut v = practice_limits(
         &out.model,
         &out.constraints,
         None,
@@ -284,7 +284,74 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
         &plan.evaluation,
         "the batch limit field sets another",
     )
-    .unwrap_or_default()
+    .unwrap_or_default();
+    v.extend(published_batch_plan(inputs, out, plan));
+    v
+}
+
+/// A preset whose run published its batch, planned at today's batch law
+/// with no batch given: the fastest shipped plan at the published batch, so
+/// that a plan at another batch is not read as the published run's ("Meta
+/// trained at 2 048 sequences: at that batch …"). `None` when the user set
+/// a batch, the model has no published batch, or the plan's batch is
+/// within 10 % of it.
+#[must_use]
+pub fn published_batch_plan(
+    inputs: &Inputs,
+    out: &Outputs,
+    plan: &Plan,
+) -> Option<alloc::string::String> {
+    let ModelChoice::Preset(name) = inputs.model else {
+        return None;
+    };
+    let p = crate::calibration::published_batch(name)?;
+    let trained = plan.evaluation.config.batch();
+    if inputs.batch.is_some() || (trained as f64 / p.sequences as f64 - 1.0).abs() <= 0.1 {
+        return None;
+    }
+    let tokens = |b: u64| b as f64 * f64::from(out.model.seq_len) / 1e6;
+    let head = alloc::format!(
+        "this plan's batch, {trained} sequences ({:.1} M tokens), is today's batch law's; {} \
+         trained at {} sequences ({:.1} M tokens; {})",
+        tokens(trained),
+        p.who,
+        p.sequences,
+        tokens(p.sequences),
+        p.source
+    );
+    let space = search::Space {
+        global_batch: Some(p.sequences),
+        ..practice_space(inputs)
+    };
+    let at = search::practice_methods(
+        &out.model,
+        &out.hardware,
+        inputs.parallelism,
+        &out.constraints,
+        &space,
+        &inputs.knobs(),
+        &SHIPPED,
+    );
+    Some(match at {
+        Ok(r) => {
+            let e = &r.best.evaluation;
+            alloc::format!(
+                "{head}: at that batch {} takes {:.1} days at {:.0} % MFU on {} GPUs \
+                 ({} × {} × {})",
+                r.best.method.label(),
+                e.time.days(),
+                100.0 * e.mfu(),
+                e.gpus,
+                e.config.data,
+                e.config.pipe,
+                e.config.tensor
+            )
+        }
+        Err(e) => alloc::format!(
+            "{head}: at that batch {} has no plan ({e})",
+            plan.method.label()
+        ),
+    })
 }
 
 /// The whole run of `plan` for the page's inputs: its token budget, batch
