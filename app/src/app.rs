@@ -53,9 +53,9 @@ pub struct PlanTimeline {
     /// What stays on one GPU of the real plan, bytes (the strip shows the
     /// schedule as drawn, which may be scaled down).
     pub plan_memory: f64,
-    /// The real plan's estimated step, seconds (the simulation overlaps
-    /// data-parallel traffic its own way).
-    pub plan_step: f64,
+    /// Why the simulated step differs from the estimate, in words
+    /// (`planner::step_gap`).
+    pub gap: Option<String>,
 }
 
 /// The exhaustive search's answer.
@@ -373,6 +373,7 @@ pub fn App() -> impl IntoView {
                     .ok()
                     .map(|(s, shown)| PlanTimeline {
                         timeline: Timeline::new(&s),
+                        gap: planner::step_gap(&p.evaluation, &s, &shown),
                         shown,
                         schedule: s,
                         plan_memory: p
@@ -380,7 +381,6 @@ pub fn App() -> impl IntoView {
                             .memory
                             .on_gpu(p.evaluation.config.offload)
                             .get(),
-                        plan_step: p.evaluation.step.0,
                     })
             })
         })))

@@ -116,3 +116,36 @@ fn the_opening_says_how_it_differs_from_metas_run() {
     // With the batch given, nothing to compare.
     assert!(planner::published_batch_plan(&at, &ao, p).is_none());
 }
+
+/// The animation's step and the plan's differ where the simulation
+/// overlaps what the estimate charges as exposed; the page says so with
+/// both figures.
+#[test]
+fn the_simulated_step_says_why_it_differs_from_the_estimate() {
+    let (i, _) = Inputs::from_query("assume=practice&model=x160");
+    let o = outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt)).unwrap();
+    let (sched, shown) = planner::plan_schedule(&o.model, &o.hardware, &s.plan).unwrap();
+    let e = &s.plan.evaluation;
+    let gap = (sched.makespan / e.step.0 - 1.0).abs();
+    // X160's plan (DP 5120 × PP 8 × TP 16): the estimate charges ~2 s of
+    // data-parallel reduction that the simulation hides.
+    assert!(shown.whole() && gap > 0.02, "{gap}");
+    let words = planner::step_gap(e, &sched, &shown).unwrap();
+    let parts = e.step_parts.unwrap();
+    assert!(
+        words.starts_with(&format!(
+            "the plan's estimate is {} s: it charges ",
+            plan3d_core::round_sig(e.step.0, 3)
+        )),
+        "{words}"
+    );
+    assert!(
+        words.contains(&format!(
+            "({} s of it data-parallel)",
+            plan3d_core::round_sig(parts.data, 3)
+        )),
+        "{words}"
+    );
+}

@@ -267,10 +267,9 @@ pub fn Schedules(
                     {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
                         let scaled = fmt::shown(&p.shown);
                         let sim = p.timeline.makespan;
-                        let estimate = if p.shown.whole() && (sim / p.plan_step - 1.0).abs() > 0.02 {
-                            format!(" as simulated (the plan's estimate: {} s)", plan3d_core::round_sig(p.plan_step, 3))
-                        } else {
-                            String::new()
+                        let estimate = match &p.gap {
+                            Some(why) => format!(" as simulated; {why}"),
+                            None => String::new(),
                         };
                         format!("one step: {} s{estimate}{scaled}", plan3d_core::round_sig(sim, 3))
                     }).unwrap_or_else(|| if live.get() { "no schedule for this plan".into() } else { String::new() })}

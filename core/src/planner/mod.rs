@@ -11,7 +11,7 @@ mod why;
 pub use shown::{
     method_label, proposal, shown, slowdown, standing, RulesVersus, Shown, Standing, SHIPPED,
 };
-pub use timeline::{comparison, plan_schedule, ShownScale, MAX_PAGE_OPS};
+pub use timeline::{comparison, plan_schedule, step_gap, ShownScale, MAX_PAGE_OPS};
 pub use why::{caveat, gib_part, practice_limits, practice_why};
 
 use crate::cost::{Method, TransferKind};

@@ -259,3 +259,36 @@ pub fn comparison(which: Comparison) -> Result<[Schedule; 2], Error> {
         ],
     })
 }
+
+/// Why a practice plan's simulated step differs from the step its
+/// evaluation states, in words for beside the animation: the estimate's
+/// exposed communication and bubble against the simulation's (which
+/// overlaps each transfer with whatever compute the schedule leaves beside
+/// it). `None` when the two are within 2 %, the plan is shown scaled down,
+/// or it has no step in seconds (paper).
+#[must_use]
+pub fn step_gap(
+    e: &crate::cost::Evaluation,
+    s: &crate::schedule::Schedule,
+    shown: &ShownScale,
+) -> Option<alloc::string::String> {
+    let p = e.step_parts?;
+    let (sim, est) = (s.makespan, e.step.0);
+    if !shown.whole() || est <= 0.0 || (sim / est - 1.0).abs() <= 0.02 {
+        return None;
+    }
+    let comm = p.data + p.tensor + p.pipeline + p.context + p.expert + p.offload;
+    // The simulation's idle time on its busiest GPU: bubble and transfers
+    // it could not hide.
+    let idle = s.makespan * s.bubble_fraction / (1.0 + s.bubble_fraction);
+    Some(alloc::format!(
+        "the plan's estimate is {} s: it charges {} s of communication as exposed ({} s of \
+         it data-parallel) and {} s of bubble; the simulation overlaps each transfer with the \
+         compute beside it and idles {} s in all",
+        crate::math::round_sig(est, 3),
+        crate::math::round_sig(comm, 3),
+        crate::math::round_sig(p.data, 3),
+        crate::math::round_sig(p.bubble, 3),
+        crate::math::round_sig(idle, 3),
+    ))
+}
