@@ -231,6 +231,13 @@ pub fn parse_count(s: &str) -> Option<f64> {
     if s.is_empty() || s.len() > 40 {
         return None;
     }
+    // Digits grouped by thousands as people write them: "16 384" (a space,
+    // a no-break or a thin space), "16,384", "16_384".
+    let mut buf = [0u8; 40];
+    let s = match ungroup(s, &mut buf) {
+        Some(plain) => plain,
+        None => s,
+    };
     // A byte unit after a suffix: "GiB", "GB", "kB" (a lone "B" is 10⁹).
     let s = match s.strip_suffix('B') {
         Some(rest) if rest.ends_with(['k', 'K', 'M', 'G', 'T', 'i']) => rest,
@@ -260,6 +267,46 @@ pub fn parse_count(s: &str) -> Option<f64> {
     let mult = (0..k).fold(1.0, |m, _| m * base);
     let v = num.parse::<f64>().ok()? * mult;
     (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+/// `s` without the separators of its leading digits when they are grouped
+/// by thousands (`16 384`, `1,048,576`, `16_384k`: a first group of one to
+/// three digits, then groups of exactly three, each after one separator);
+/// `None` when `s` has no such grouping (`1,5` is not 15).
+fn ungroup<'a>(s: &str, buf: &'a mut [u8; 40]) -> Option<&'a str> {
+    let is_sep = |c: char| matches!(c, ' ' | ',' | '_' | '\u{a0}' | '\u{202f}' | '\u{2009}');
+    let mut chars = s.char_indices().peekable();
+    let mut n = 0;
+    let mut group = 0;
+    let mut seps = 0;
+    let mut end = s.len();
+    while let Some(&(i, c)) = chars.peek() {
+        if c.is_ascii_digit() {
+            buf[n] = c as u8;
+            n += 1;
+            group += 1;
+            chars.next();
+        } else if is_sep(c) {
+            if (seps == 0 && !(1..=3).contains(&group)) || (seps > 0 && group != 3) {
+                return None;
+            }
+            seps += 1;
+            group = 0;
+            chars.next();
+        } else {
+            end = i;
+            break;
+        }
+    }
+    if seps == 0 || group != 3 {
+        return None;
+    }
+    let rest = s[end..].as_bytes();
+    if n + rest.len() > buf.len() {
+        return None;
+    }
+    buf[n..n + rest.len()].copy_from_slice(rest);
+    core::str::from_utf8(&buf[..n + rest.len()]).ok()
 }
 
 /// A whole count as [`parse_count`] reads it (`16Ki` GPUs, `2048` sequences):

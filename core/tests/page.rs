@@ -16,10 +16,10 @@ fn notices_say_what_is_used_instead() {
     assert_eq!(
         text,
         [
-            "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using no GPU budget",
+            "ignored gpus=-5: GPU budget must be at least 1; using no GPU budget",
             "ignored gpu=h900: unknown GPU; using a100-80gb",
             "ignored node=99: node size must be 1–72 or none; using 16 GPUs per node",
-            "ignored batch=0: batch must be a whole number ≥ 1; using the critical batch",
+            "ignored batch=0: batch must be at least 1 sequence; using the critical batch",
             "ignored keff=3: kernel efficiency must be in 0.05–1; using 1",
         ]
     );
@@ -34,7 +34,7 @@ fn fields_parse_like_the_url() {
     assert_eq!(i.max_gpus, Some(512));
     assert_eq!(
         n.to_string(),
-        "ignored gpus=-5: GPU budget must be a whole number ≥ 1; using 512 GPUs"
+        "ignored gpus=-5: GPU budget must be at least 1; using 512 GPUs"
     );
     i.set_field("gpus", " 64 ").unwrap();
     assert_eq!(i.max_gpus, Some(64));

@@ -311,3 +311,43 @@ fn times_read_in_the_unit_that_fits() {
     assert_eq!(span(5.7e3 * 3600.0), "238 days");
     assert_eq!(duration(10_899.0), "29.9 years");
 }
+
+/// Counts as people type them: grouped by thousands with a space, a thin
+/// or no-break space, a comma or an underscore; a decimal comma is not a
+/// group. And a value out of range is refused for being out of range.
+#[test]
+fn counts_grouped_by_thousands() {
+    use plan3d_core::units::parse_count;
+    assert_eq!(parse_count("16 384"), Some(16384.0));
+    assert_eq!(parse_count("16\u{202f}384"), Some(16384.0));
+    assert_eq!(parse_count("16,384"), Some(16384.0));
+    assert_eq!(parse_count("1_048_576"), Some(1_048_576.0));
+    assert_eq!(parse_count("15 600 000 000 000"), Some(15.6e12));
+    assert_eq!(parse_count("2 048k"), Some(2.048e6));
+    assert_eq!(parse_count("1,5"), None);
+    assert_eq!(parse_count("16 38"), None);
+    assert_eq!(parse_count("1 2 3"), None);
+    #[cfg(feature = "alloc")]
+    {
+        use plan3d_core::state::Inputs;
+        let said = |q: &str| {
+            let (i, n) = Inputs::from_query(q);
+            (
+                i.max_gpus,
+                n.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(said("gpus=16%20384"), (Some(16384), vec![]));
+        let (g, n) = said("gpus=1e12");
+        assert_eq!(g, None);
+        assert_eq!(
+            n,
+            ["ignored gpus=1e12: GPU budget must be at most 2³² = 4,294,967,296 GPUs; using no GPU budget"]
+        );
+        let (_, n) = said("gpus=lots");
+        assert!(
+            n[0].contains("must be a whole number (16384, 16k or 16Ki)"),
+            "{n:?}"
+        );
+    }
+}

@@ -57,6 +57,25 @@ pub(crate) fn parse_amount(v: &str, min: u64, max: u64) -> Option<u64> {
     crate::units::parse_whole(v).filter(|x| (min..=max).contains(x))
 }
 
+/// A whole amount in `min..=max`, or which of three reasons says why not:
+/// not a whole number, below `min` (a negative number too), above `max`.
+fn amount(
+    v: &str,
+    (min, max): (u64, u64),
+    reasons: [&'static str; 3],
+) -> Result<u64, &'static str> {
+    let [nan, low, high] = reasons;
+    if v.trim_start().starts_with('-') {
+        return Err(low);
+    }
+    match crate::units::parse_count(v) {
+        Some(x) if x > max as f64 => Err(high),
+        Some(x) if x < min as f64 => Err(low),
+        Some(_) => crate::units::parse_whole(v).ok_or(nan),
+        None => Err(nan),
+    }
+}
+
 pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     match v.trim() {
         "1" | "true" | "on" | "yes" => Some(true),
@@ -248,22 +267,43 @@ impl Inputs {
                 Ok(p) => self.parallelism = p,
                 Err(_) => return Err("unknown parallelism"),
             },
-            "gpus" => match parse_amount(v, 1, 1 << 32) {
-                Some(n) => self.max_gpus = Some(n),
-                None => return Err("GPU budget must be a whole number ≥ 1"),
-            },
-            "cluster" => match parse_amount(v, 1, 1 << 32) {
-                Some(n) => self.cluster = Some(n),
-                None => return Err("cluster size must be a whole number ≥ 1"),
-            },
+            "gpus" => {
+                self.max_gpus = Some(amount(
+                    v,
+                    (1, 1 << 32),
+                    [
+                        "GPU budget must be a whole number (16384, 16k or 16Ki)",
+                        "GPU budget must be at least 1",
+                        "GPU budget must be at most 2³² = 4,294,967,296 GPUs",
+                    ],
+                )?);
+            }
+            "cluster" => {
+                self.cluster = Some(amount(
+                    v,
+                    (1, 1 << 32),
+                    [
+                        "cluster size must be a whole number (16384, 16k or 16Ki)",
+                        "cluster size must be at least 1",
+                        "cluster size must be at most 2³² = 4,294,967,296 GPUs",
+                    ],
+                )?);
+            }
             "days" => match parse_f64(v, 1e-3, 1e7) {
                 Some(d) => self.target_days = Some(d),
                 None => return Err("target days must be a number in 0.001–1e7"),
             },
-            "batch" => match parse_amount(v, 1, 1 << 32) {
-                Some(n) => self.batch = Some(n),
-                None => return Err("batch must be a whole number ≥ 1"),
-            },
+            "batch" => {
+                self.batch = Some(amount(
+                    v,
+                    (1, 1 << 32),
+                    [
+                        "batch must be a whole number of sequences (2048, 2k or 2Ki)",
+                        "batch must be at least 1 sequence",
+                        "batch must be at most 2³² sequences",
+                    ],
+                )?);
+            }
             "keff" => match parse_f64(v, KEFF_RANGE.0, KEFF_RANGE.1) {
                 Some(x) => self.kernel_efficiency = x,
                 None => return Err("kernel efficiency must be in 0.05–1"),
@@ -282,10 +322,17 @@ impl Inputs {
                     return Err("training tokens must be a number in 1e6–1e18 (15.6T, 15.6e12)")
                 }
             },
-            "dp" => match parse_amount(v, 1, 1 << 24) {
-                Some(d) => self.layout.data = Some(d as u32),
-                None => return Err("the data-parallel degree must be a whole number ≥ 1"),
-            },
+            "dp" => {
+                self.layout.data = Some(amount(
+                    v,
+                    (1, 1 << 24),
+                    [
+                        "the data-parallel degree must be a whole number",
+                        "the data-parallel degree must be at least 1",
+                        "the data-parallel degree must be at most 2²⁴ = 16,777,216",
+                    ],
+                )? as u32);
+            }
             "pp" => match parse_u64(v, 1, 4096) {
                 Some(p) => self.layout.pipe = Some(p as u32),
                 None => return Err("the pipeline degree must be a whole number in 1–4096"),
