@@ -149,3 +149,20 @@ fn the_simulated_step_says_why_it_differs_from_the_estimate() {
         "{words}"
     );
 }
+
+/// A target time binds the training days, and says so: the whole run's
+/// wall clock (checkpoints, interruptions) may pass it.
+#[test]
+fn a_target_time_says_what_it_binds() {
+    let (i, _) = Inputs::from_query(&format!("{META}&days=90&tokens=15.6T"));
+    let o = outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt)).unwrap();
+    assert!(s.plan.evaluation.time.days() <= 90.0);
+    let why = planner::limits(&i, &o, &s.plan);
+    assert!(
+        why.iter().any(|w| w.starts_with("target 90 days of training: the fewest GPUs")
+            && w.contains("which the target does not bind")),
+        "{why:?}"
+    );
+}

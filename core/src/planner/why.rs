@@ -258,6 +258,14 @@ pub fn practice_limits(
             b
         }
     };
+    if let Some(t) = c.target_days {
+        out.push(format!(
+            "target {t} days of training: the fewest GPUs whose plan trains within it, in \
+             {:.1} days (training time; checkpoints and interruptions add to the wall clock, \
+             which the target does not bind)",
+            e.time.days()
+        ));
+    }
     let cfg = &e.config;
     let trained = cfg.batch();
     if trained < limit {
