@@ -435,12 +435,16 @@ pub fn App() -> impl IntoView {
         let full = move || inputs.with(|i| i.link(&page_base()));
         return Either::Left(view! {
             <div class="p3-embed" data-testid="embed">
-                <p class="p3-embed__bar">
-                    <a href=full target="_blank" rel="noopener">"plan3d"</a>
-                    " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default())}" parameters, "
-                    {move || inputs.with(|i| i.gpu.name)}
-                </p>
-                <NoticeList notices=notices corrections=corrections />
+                // The bar and the first notice share a line: the answer keeps
+                // its 400 px (the full page lists every notice).
+                <div class="p3-embed__top">
+                    <p class="p3-embed__bar">
+                        <a href=full target="_blank" rel="noopener">"plan3d"</a>
+                        " — "{move || inputs.with(|i| i.model.shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default())}" parameters, "
+                        {move || inputs.with(|i| i.gpu.name)}
+                    </p>
+                    <NoticeList notices=notices corrections=corrections />
+                </div>
                 {match view {
                     EmbedView::Schedule => EitherOf3::A(view! { <Schedules inputs=inputs plan_tl=plan_tl live=live only=true /> }),
                     EmbedView::Planner => EitherOf3::B(view! { <Plans inputs=inputs outputs=outputs optimum=optimum /> }),

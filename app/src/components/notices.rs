@@ -15,7 +15,11 @@ pub fn NoticeList(notices: RwSignal<Vec<Notice>>, corrections: Memo<Vec<Notice>>
                     .get()
                     .into_iter()
                     .chain(corrections.get())
-                    .map(|n| view! { <p class="p3-notice">{n.to_string()}</p> })
+                    .map(|n| {
+                        let text = n.to_string();
+                        let title = text.clone();
+                        view! { <p class="p3-notice" title=title>{text}</p> }
+                    })
                     .collect_view()
             }}
         </div>

@@ -267,12 +267,12 @@ pub fn Schedules(
                     {move || plan_tl.get().0.as_ref().as_ref().map(|p| {
                         let scaled = fmt::shown(&p.shown);
                         let sim = p.timeline.makespan;
-                        let estimate = match &p.gap {
-                            Some(why) => format!(" as simulated; {why}"),
-                            None => String::new(),
-                        };
+                        let estimate = if p.gap.is_some() { " as simulated" } else { "" };
                         format!("one step: {} s{estimate}{scaled}", plan3d_core::round_sig(sim, 3))
                     }).unwrap_or_else(|| if live.get() { "no schedule for this plan".into() } else { String::new() })}
+                </span>
+                <span class="p3-hint p3-gap" data-testid="step-gap">
+                    {move || plan_tl.get().0.as_ref().as_ref().and_then(|p| p.gap.clone()).map(|g| format!("({g})"))}
                 </span>
             </div>
             <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"

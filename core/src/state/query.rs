@@ -53,10 +53,6 @@ pub(crate) fn parse_u64(v: &str, min: u64, max: u64) -> Option<u64> {
 
 /// A whole count in `[min, max]` as people type it (`16Ki`, `2048`):
 /// [`crate::units::parse_whole`].
-pub(crate) fn parse_amount(v: &str, min: u64, max: u64) -> Option<u64> {
-    crate::units::parse_whole(v).filter(|x| (min..=max).contains(x))
-}
-
 /// A whole amount in `min..=max`, or which of three reasons says why not:
 /// not a whole number, below `min` (a negative number too), above `max`.
 fn amount(

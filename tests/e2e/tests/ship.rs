@@ -209,8 +209,9 @@ fn embeds_in_a_600_by_400_iframe() {
 /// Each embedded view shows its whole answer inside a 600 × 400 iframe:
 /// the plans with their days, the scaling chart with its axes, the
 /// schedule with its timeline and legend; nothing needs scrolling to be
-/// seen — for the paper's GPT-3, Llama 3.1 405B on 16 384 H100s and
-/// DeepSeek-V3 on 2 048 H800s (whose caveat once pushed its table out).
+/// seen — for the paper's GPT-3, Llama 3.1 405B on 16 384 H100s,
+/// DeepSeek-V3 on 2 048 H800s (whose caveat once pushed its table out) and
+/// a link whose notices once pushed the answer out (423 px of 400).
 #[test]
 fn each_embedded_view_fits_600_by_400() {
     let server = serve_controlled(dist(), "/");
@@ -224,6 +225,12 @@ fn each_embedded_view_fits_600_by_400() {
         (
             "deepseek",
             "model=deepseek-v3&amp;gpu=h800&amp;cluster=2048&amp;batch=15360&amp;prec=fp8",
+        ),
+        // Three notices (two mistyped keys, a value out of range): each a
+        // line at most, two shown, and the answer still in the frame.
+        (
+            "notices",
+            "model=llama-3.1-405b&amp;gpu=h100-sxm&amp;gpus=16384&amp;tokens=15.6T&amp;modle=gpt-3&amp;gpuz=h100&amp;keff=3",
         ),
     ];
     for (name, query) in cases {
