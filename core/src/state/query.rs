@@ -176,8 +176,15 @@ impl Inputs {
                 // with the key it likely means; a key like no other (a
                 // tracker's `utm_source`) is left alone.
                 key if !is_key(key) => {
-                    if let Some(reason) = mistyped(key) {
-                        bad(reason);
+                    if let Some(meant) = mistyped(key) {
+                        notices.push(Notice {
+                            key: sanitize(&k, 16),
+                            value: sanitize(&v, 24),
+                            reason: alloc::format!("not a key of this page: did you mean {meant}?")
+                                .into(),
+                            used: String::new(),
+                            refused: false,
+                        });
                     }
                 }
                 _ => {
@@ -576,45 +583,38 @@ impl schemars::JsonSchema for Inputs {
     }
 }
 
-/// Declares the page's URL keys: `is_key` and `mistyped`, which names the
-/// key a near miss likely means.
-macro_rules! url_keys {
-    ($($k:literal),* $(,)?) => {
-        /// Whether `key` is one of the page's URL keys.
-        #[must_use]
-        pub fn is_key(key: &str) -> bool {
-            matches!(key, $($k)|*)
-        }
-
-        /// Why a key that is not the page's was not used, when it is a near
-        /// miss of one (an edit or two away, or another case): "not a key
-        /// of this page: did you mean model?".
-        #[must_use]
-        pub fn mistyped(key: &str) -> Option<&'static str> {
-            let lower = key.to_ascii_lowercase();
-            let mut best: Option<(usize, &'static str)> = None;
-            for known in [$($k),*] {
-                let d = edits(&lower, known);
-                // One edit for short keys (tp, dp), two for longer ones.
-                let limit = if known.len() <= 3 { 1 } else { 2 };
-                if d <= limit && best.is_none_or(|(b, _)| d < b) {
-                    best = Some((d, known));
-                }
-            }
-            best.map(|(_, k)| match k {
-                $($k => concat!("not a key of this page: did you mean ", $k, "?"),)*
-                _ => "not a key of this page",
-            })
-        }
-    };
-}
-
-url_keys!(
+/// The page's URL keys: those [`Inputs::parse_value`] reads, the model's
+/// and the custom shape's.
+pub const URL_KEYS: [&str; 44] = [
     "model", "gpu", "node", "net", "method", "par", "gpus", "cluster", "days", "batch", "keff",
     "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "sched", "cp", "ep",
     "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head", "layers", "ffn",
     "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense",
-);
+];
+
+/// Whether `key` is one of the page's URL keys.
+#[must_use]
+pub fn is_key(key: &str) -> bool {
+    URL_KEYS.contains(&key)
+}
+
+/// The key a near miss of one likely means (an edit or two away, or
+/// another case): `modle` → `model`, `gpuz` → `gpu`. `None` for a key like
+/// none of the page's (a tracker's `utm_source`).
+#[must_use]
+pub fn mistyped(key: &str) -> Option<&'static str> {
+    let lower = key.to_ascii_lowercase();
+    let mut best: Option<(usize, &'static str)> = None;
+    for known in URL_KEYS {
+        let d = edits(&lower, known);
+        // One edit for short keys (tp, dp), two for longer ones.
+        let limit = if known.len() <= 3 { 1 } else { 2 };
+        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, known));
+        }
+    }
+    best.map(|(_, k)| k)
+}
 
 /// Edits (insertions, deletions, substitutions and swaps of neighbours)
 /// from `a` to `b`: the optimal string alignment distance, over bytes.
