@@ -1,7 +1,7 @@
 //! `plan3d`: the command-line front end to plan3d-core.
 //!
 //! Readable tables by default, `--json` for scripts. The subcommands and
-//! JSON fields are a stable interface, documented in the README.
+//! JSON fields are a stable interface, documented in `docs/cli.md`.
 
 mod args;
 mod estimate;

@@ -1,15 +1,33 @@
-//! The README's commands, run as written: every `$ plan3d …` line of a
-//! text block gives the lines the README shows under it (its first lines:
-//! the README may stop early; "…" stands for any text), on stdout or, for
-//! an error, stderr. And the answer comes first, on one screen.
+//! The commands of the README and `docs/`, run as written: every
+//! `$ plan3d …` line of a text block gives the lines shown under it (its
+//! first lines: the text may stop early; "…" stands for any text), on
+//! stdout or, for an error, stderr; every `cargo run -p plan3d-cli -- …`
+//! of a `sh` block runs. And the answer comes first, on one screen.
 
 use super::plan3d;
 
-/// Each `$ plan3d …` command of the README's text blocks with the lines
-/// shown under it.
+/// The README and every page of `docs/`, as one text.
+fn docs() -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut text = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let mut pages: Vec<_> = std::fs::read_dir(format!("{root}/docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 5, "{pages:?}");
+    for p in pages {
+        text.push('\n');
+        text.push_str(&std::fs::read_to_string(p).unwrap());
+    }
+    text
+}
+
+/// Each `$ plan3d …` command of the text blocks with the lines shown under
+/// it.
 fn readme_commands() -> Vec<(String, Vec<String>)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = docs();
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     let mut in_text = false;
     let mut current: Option<usize> = None;
@@ -86,8 +104,7 @@ fn readme_commands_print_what_the_readme_shows() {
 /// `\` continuing a line): each runs as written and answers.
 #[test]
 fn readme_cargo_commands_run() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = docs();
     let mut commands = Vec::new();
     let mut in_sh = false;
     let mut pending: Option<String> = None;

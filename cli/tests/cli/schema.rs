@@ -169,9 +169,9 @@ fn documented(cell: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_readmes_field_tables_match_the_schema() {
+fn the_docs_field_tables_match_the_schema() {
     let s = schema();
-    let readme = fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = fs::read_to_string(root().join("docs/cli.md")).unwrap();
     let sections = [
         ("### `plan3d model", vec!["ModelReport"]),
         ("### `plan3d hardware", vec!["HardwareReport"]),

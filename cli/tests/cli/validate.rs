@@ -1,5 +1,5 @@
-//! `plan3d validate`: the README's validation table is the command's
-//! output, and the JSON rows carry the errors.
+//! `plan3d validate`: the validation table of `docs/model.md` is the
+//! command's output, and the JSON rows carry the errors.
 
 use super::{plan3d, plan3d_words};
 use serde_json::Value;
@@ -26,8 +26,8 @@ fn marked_section_is(file: &str, args: &[&str]) {
 }
 
 #[test]
-fn readme_validation_table_is_current() {
-    marked_section_is("README.md", &["validate"]);
+fn docs_validation_table_is_current() {
+    marked_section_is("docs/model.md", &["validate"]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //!
 //! A request holds what a user types (names as strings, the CLI's
 //! defaults); each function here resolves it into core's typed inputs,
-//! runs core, and returns the report whose fields the README documents.
+//! runs core, and returns the report whose fields `docs/cli.md` documents.
 //! Errors are [`ApiError`]s whose messages are the CLI's, naming the value
 //! that was wrong.
 //!

@@ -1,13 +1,13 @@
 //! What plan3d answers: one plain struct per answer, in the units and with
 //! the field names of the CLI's `--json` output, the page's JSON exports
-//! and the JavaScript API. The README's field tables document these types;
+//! and the JavaScript API. The field tables of `docs/cli.md` document these types;
 //! with the `schema` feature they also give the JSON schema.
 //!
 //! Every quantity is a plain number in the unit its name or doc says:
 //! bytes, bytes/s, flop, flop/s, days, seconds or a fraction.
 //!
 //! One file on purpose (over 600 lines): it is the public schema, every
-//! answer's fields in one place, read top to bottom beside the README's
+//! answer's fields in one place, read top to bottom beside `docs/cli.md`'s
 //! tables.
 
 use alloc::string::{String, ToString};

@@ -1,5 +1,5 @@
 //! The practice model against the calibration set: the validation table
-//! (`plan3d validate`, the README's and the page's), and the published
+//! (`plan3d validate`, `docs/model.md`'s and the page's), and the published
 //! runs the fit never saw ([`OUT_OF_SAMPLE`]).
 
 use alloc::format;
@@ -191,7 +191,7 @@ pub fn html(rows: &[Validation]) -> String {
 }
 
 /// A published run the fit never saw, and plan3d's figure for it: the
-/// Validation card's and the README's out-of-sample rows. Each is held by
+/// Validation card's and `docs/model.md`'s out-of-sample rows. Each is held by
 /// the test it names, which recomputes `plan3d` from the setting and fails
 /// if it moves by more than 0.5 %.
 #[derive(Clone, Copy, Debug, PartialEq)]

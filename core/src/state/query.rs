@@ -578,7 +578,7 @@ impl schemars::JsonSchema for Inputs {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "description": "The page's inputs as its URL query (keys in the README), e.g. `model=gpt-3&node=8`."
+            "description": "The page's inputs as its URL query (keys in docs/page.md), e.g. `model=gpt-3&node=8`."
         })
     }
 }
