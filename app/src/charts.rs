@@ -297,14 +297,21 @@ pub fn scaling<DB: DrawingBackend>(
             ))?;
         }
     }
-    for (m, r) in rows {
+    // Each line drawn wider than the next, so that two methods with the
+    // same plans (Megatron-style and ZeRO-3 / FSDP often) both show: the
+    // first as a broad band under the second.
+    let width = |k: usize| 2 * (rows.len() - k) as u32;
+    for (k, (m, r)) in rows.iter().enumerate() {
         // Inside the plot only: a size just below the first decade is left
         // out rather than drawn across the axis.
         let line: Vec<(f64, f64)> = pts(r)
             .into_iter()
             .filter(|&(x, _)| (lo - 1e-9..=hi + 1e-9).contains(&x))
             .collect();
-        plot.draw(&PathElement::new(line, method_color(*m).stroke_width(2)))?;
+        plot.draw(&PathElement::new(
+            line,
+            method_color(*m).stroke_width(width(k)),
+        ))?;
     }
     let (xr, yr) = plot.get_pixel_range();
     // The legend, drawn here: plotters' own series labels measure their
@@ -330,7 +337,7 @@ pub fn scaling<DB: DrawingBackend>(
         let y = ly + 4 + line_h * k as i32 + line_h / 2;
         area.draw(&PathElement::new(
             [(lx + 8, y), (lx + 26, y)],
-            method_color(*m).stroke_width(2),
+            method_color(*m).stroke_width(width(k)),
         ))?;
         area.draw(&Text::new(
             legend_name(*m, short),

@@ -161,8 +161,27 @@ fn a_target_time_says_what_it_binds() {
     assert!(s.plan.evaluation.time.days() <= 90.0);
     let why = planner::limits(&i, &o, &s.plan);
     assert!(
-        why.iter().any(|w| w.starts_with("target 90 days of training: the fewest GPUs")
-            && w.contains("which the target does not bind")),
+        why.iter().any(
+            |w| w.starts_with("target 90 days of training: the fewest GPUs")
+                && w.contains("which the target does not bind")
+        ),
         "{why:?}"
     );
+}
+
+/// The opening's dot sits above the scaling chart's lines: the note says
+/// why (Llama's 8 192-token sequences against X128's 2 048).
+#[test]
+fn the_scaling_note_says_why_a_dot_is_off_the_lines() {
+    let note = planner::scaling_offset(&Inputs::opening()).unwrap();
+    assert!(
+        note.contains("(2048 at this size, X128); this model's are 8192 tokens"),
+        "{note}"
+    );
+    assert!(
+        note.contains("4× fewer sequences") && note.contains("sits above"),
+        "{note}"
+    );
+    let (x, _) = Inputs::from_query("assume=practice&model=x128");
+    assert!(planner::scaling_offset(&x).is_none());
 }

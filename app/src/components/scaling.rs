@@ -223,8 +223,9 @@ pub fn Scaling(
                     ""
                 };
                 format!(
-                    "Each size {on}, trained on {} tokens per parameter; the dot is this plan on the same rule.{moe}",
-                    planner::SWEEP_TOKENS_PER_PARAM
+                    "Each size {on}, trained on {} tokens per parameter; the dot is this plan on the same rule.{moe}{}",
+                    planner::SWEEP_TOKENS_PER_PARAM,
+                    planner::scaling_offset(i).unwrap_or_default()
                 )
             })}</p>
             <div class="p3-stack">

@@ -289,6 +289,37 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
     v
 }
 
+/// Why the plan's dot may sit off the scaling chart's lines, in words:
+/// the lines are the paper's X[x] family (sequences of 16·x tokens); a
+/// model with longer sequences has fewer of them in a batch of the same
+/// tokens to spread over data-parallel replicas, so its fastest plan uses
+/// fewer GPUs and more days than the line at its size. `None` for an X[x]
+/// model or one whose sequences are within 25 % of the line's.
+#[must_use]
+pub fn scaling_offset(inputs: &Inputs) -> Option<alloc::string::String> {
+    if matches!(inputs.model, ModelChoice::X(_)) {
+        return None;
+    }
+    let m = inputs.model.shape().ok()?;
+    let x = Inputs::x_for_params(m.params());
+    let line = crate::model::x_family(x).ok()?;
+    let ratio = f64::from(m.seq_len) / f64::from(line.seq_len);
+    if (0.8..=1.25).contains(&ratio) {
+        return None;
+    }
+    Some(alloc::format!(
+        " The lines are the paper's X[x] models, whose sequences are 16·x tokens ({} at \
+         this size, X{x}); this model's are {} tokens, so a batch of the same tokens holds \
+         {}× {} sequences to spread over data-parallel replicas, and its dot sits {} the \
+         lines (fewer GPUs, more days).",
+        line.seq_len,
+        m.seq_len,
+        crate::math::round_sig(if ratio > 1.0 { ratio } else { 1.0 / ratio }, 2),
+        if ratio > 1.0 { "fewer" } else { "more" },
+        if ratio > 1.0 { "above" } else { "below" },
+    ))
+}
+
 /// A preset whose run published its batch, planned at today's batch law
 /// with no batch given: the fastest shipped plan at the published batch, so
 /// that a plan at another batch is not read as the published run's ("Meta
