@@ -685,7 +685,7 @@ fn the_plans_csv_has_the_plan() {
 fn why_this_plan_writes_small_parts_and_singulars() {
     use plan3d_core::units::{Bytes, GIB};
     assert_eq!(planner::gib_part(Bytes(0.031 * GIB)), "0.031");
-    assert_eq!(planner::gib_part(Bytes(0.0)), "0.0");
+    assert_eq!(planner::gib_part(Bytes(0.0)), "0"); // nothing, not "logits 0.0"
     assert_eq!(planner::gib_part(Bytes(15.76 * GIB)), "15.8");
     assert_eq!(planner::gib_part(Bytes(0.0004 * GIB)), "0.0004");
     let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=16384&tokens=15.6T");

@@ -101,7 +101,16 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         small(h.gradients),
         small(h.optimizer),
         small(h.activations),
-        plural(h.in_flight, "micro-batch", "micro-batches"),
+        if h.in_flight.fract() == 0.0 {
+            plural(h.in_flight, "micro-batch", "micro-batches")
+        } else {
+            // Interleaved stages hold chunks of micro-batches: their
+            // activations add up to a fraction of whole ones.
+            format!(
+                "{} micro-batches' worth, as virtual-stage chunks,",
+                crate::math::round_sig(h.in_flight, 3)
+            )
+        },
         small(h.working),
         small(h.logits),
         small(h.reserve)
@@ -312,7 +321,9 @@ pub fn practice_limits(
 #[must_use]
 pub fn gib_part(b: crate::units::Bytes) -> alloc::string::String {
     let x = b.0 / crate::units::GIB;
-    if x >= 1.0 || x == 0.0 {
+    if x == 0.0 {
+        alloc::string::String::from("0")
+    } else if x >= 1.0 {
         alloc::format!("{x:.1}")
     } else {
         alloc::format!("{}", crate::math::round_sig(x, 2))
