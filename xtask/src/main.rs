@@ -327,8 +327,9 @@ const WASM_FEATURES: [&str; 6] = [
     "--enable-multivalue",
 ];
 
-/// The JavaScript API (`js/`) as an ES module in `api/` of the build Trunk
-/// is staging (`TRUNK_STAGING_DIR`; `dist/` when run by hand): `plan3d.js`
+/// Trunk's post-build hook: the page's wasm without the exports nothing
+/// calls ([`dist::strip_unused_exports`]), and the JavaScript API (`js/`)
+/// as an ES module in `api/` of the build Trunk is staging (`TRUNK_STAGING_DIR`; `dist/` when run by hand): `plan3d.js`
 /// and its wasm, the JSON schema and the README's example page. Trunk runs
 /// it as a post-build hook, so `trunk build` and `trunk serve` both ship it.
 /// Not precached by the service worker: the page does not need it.
@@ -336,6 +337,10 @@ fn build_api() -> Result {
     let staging =
         env::var_os("TRUNK_STAGING_DIR").map_or_else(|| root().join("dist"), PathBuf::from);
     let release = env::var("TRUNK_PROFILE").map_or(true, |p| p == "release");
+    // The page's wasm first: the exports nothing calls, and what they reach.
+    if release {
+        dist::strip_unused_exports(&staging, &WASM_FEATURES)?;
+    }
     let mut build = cmd("cargo");
     build.args([
         "build",

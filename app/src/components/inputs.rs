@@ -198,7 +198,7 @@ pub fn Controls(
                 </select>
                 {field_notes(Keys::Many(&["model", "seq", "heads", "head", "layers", "ffn", "kv", "vocab", "gated"]))}
                 <label for="p3-size">
-                    "Size (the paper's X[x] family, eq. 1): "
+                    "Size (sliding moves through the paper's X[x] family, eq. 1): "
                     <output data-testid="params">{move || shape().map(|m| fmt::params(m.params_exact())).unwrap_or_default()}" parameters"</output>
                 </label>
                 <input id="p3-size" data-testid="size" type="range" min="8" max="16" step="0.02"

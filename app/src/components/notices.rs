@@ -15,11 +15,7 @@ pub fn NoticeList(notices: RwSignal<Vec<Notice>>, corrections: Memo<Vec<Notice>>
                     .get()
                     .into_iter()
                     .chain(corrections.get())
-                    .map(|n| {
-                        let text = n.to_string();
-                        let title = text.clone();
-                        view! { <p class="p3-notice" title=title>{text}</p> }
-                    })
+                    .map(|n| view! { <p class="p3-notice">{n.to_string()}</p> })
                     .collect_view()
             }}
         </div>

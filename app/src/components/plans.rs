@@ -54,12 +54,12 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
     // FSDP row and a Megatron-style row with the same degrees differ there.
     let layout = if practice && e.config.data * e.config.context > 1 {
         format!(
-            "{} · {}",
-            config_text(p),
+            "{}<span class=\"p3-sub\">{}</span>",
+            esc(&config_text(p)),
             plan3d_core::cost::step::zero_of(&e.config).label()
         )
     } else {
-        config_text(p)
+        esc(&config_text(p))
     };
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
@@ -78,7 +78,7 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
          <td class=\"p3-opt p3-opt2 p3-prac\">{}</td><td data-testid=\"plan-{name}-days\">{}</td></tr>",
         m.name(),
         esc(&label),
-        esc(&layout),
+        layout,
         fmt::count(e.gpus),
         fmt::count(e.batch),
         e.config.micro_batch,

@@ -222,8 +222,11 @@ pub fn Schedules(
     let memory_caption = move || {
         plan_tl.get().0.as_ref().as_ref().map(|p| {
             let scaled = if p.shown.whole() { "" } else { " as drawn (scaled down)" };
+            // Why the simulated step differs from the plan's, said here
+            // (under the animation, left out of an embed).
+            let gap = p.gap.as_deref().map(|g| format!(" The step as simulated: {g}.")).unwrap_or_default();
             format!(
-                "Memory of GPU 0 over the step{scaled}; one GPU of the plan holds {} GiB at its peak.",
+                "Memory of GPU 0 over the step{scaled}; one GPU of the plan holds {} GiB at its peak.{gap}",
                 fmt::gib(p.plan_memory)
             )
         })
@@ -271,9 +274,7 @@ pub fn Schedules(
                         format!("one step: {} s{estimate}{scaled}", plan3d_core::round_sig(sim, 3))
                     }).unwrap_or_else(|| if live.get() { "no schedule for this plan".into() } else { String::new() })}
                 </span>
-                <span class="p3-hint p3-gap" data-testid="step-gap">
-                    {move || plan_tl.get().0.as_ref().as_ref().and_then(|p| p.gap.clone()).map(|g| format!("({g})"))}
-                </span>
+
             </div>
             <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
