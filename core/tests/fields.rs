@@ -185,3 +185,42 @@ fn the_scaling_note_says_why_a_dot_is_off_the_lines() {
     let (x, _) = Inputs::from_query("assume=practice&model=x128");
     assert!(planner::scaling_offset(&x).is_none());
 }
+
+/// Rows that differ only in name say what makes each its method: what it
+/// shards over its replicas, and that a ZeRO-3 gathered once per step
+/// holds its weights through the step.
+#[test]
+fn each_row_says_what_it_shards() {
+    let (i, _) = Inputs::from_query("assume=practice&model=gpt-3&gpu=h100-sxm&node=8&gpus=1024");
+    let o = outputs(&i).unwrap();
+    let why = |m: plan3d_core::Method| {
+        let p = o.selected(m).unwrap();
+        (
+            p.evaluation.config,
+            planner::practice_why(&p.evaluation, &o.hardware).join(" | "),
+        )
+    };
+    let (mega, w) = why(plan3d_core::Method::Baseline);
+    assert!(mega.data > 1);
+    assert!(
+        w.contains("ZeRO-1 (the distributed optimizer): optimizer states sharded")
+            || w.contains("ZeRO-2:")
+            || w.contains("no ZeRO:"),
+        "{w}"
+    );
+    let (fsdp, w) = why(plan3d_core::Method::Partitioned);
+    assert!(fsdp.data > 1);
+    assert!(
+        w.contains("ZeRO-3 / FSDP: weights, gradients and optimizer states sharded, the weights gathered for each micro-batch")
+            || w.contains("held through its micro-batches (as much weight memory as ZeRO-2"),
+        "{w}"
+    );
+    // One replica: nothing to shard, said so.
+    let (one, _) =
+        Inputs::from_query("assume=practice&model=llama-3.1-8b&gpu=h100-sxm&node=8&gpus=8&tp=8");
+    let oo = outputs(&one).unwrap();
+    let p = oo.selected(plan3d_core::Method::Baseline).unwrap();
+    assert_eq!(p.evaluation.config.data, 1);
+    let w = planner::practice_why(&p.evaluation, &oo.hardware).join(" | ");
+    assert!(w.contains("one replica: nothing to shard"), "{w}");
+}
