@@ -301,7 +301,7 @@ fn ungroup<'a>(s: &str, buf: &'a mut [u8; 40]) -> Option<&'a str> {
     if seps == 0 || group != 3 {
         return None;
     }
-    let rest = s[end..].as_bytes();
+    let rest = &s.as_bytes()[end..];
     if n + rest.len() > buf.len() {
         return None;
     }

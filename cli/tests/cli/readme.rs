@@ -142,19 +142,22 @@ fn readme_cargo_commands_run() {
     }
 }
 
+/// A new user's first command.
+const FIRST: [&str; 7] = [
+    "plan",
+    "--model",
+    "llama-3.1-8b",
+    "--gpu",
+    "h100-sxm",
+    "--gpus",
+    "8",
+];
+
 /// A new user's first command: a practice plan, its headline first, the
 /// plans per method and why, on one screen.
 #[test]
 fn the_answer_comes_first_on_one_screen() {
-    let out = plan3d(&[
-        "plan",
-        "--model",
-        "llama-3.1-8b",
-        "--gpu",
-        "h100-sxm",
-        "--gpus",
-        "8",
-    ]);
+    let out = plan3d(&FIRST);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -177,15 +180,7 @@ fn the_answer_comes_first_on_one_screen() {
         assert!(head.contains(part), "{part} in {head}");
     }
     // The same plan as the JSON, which names practice.
-    let v = super::json(&[
-        "plan",
-        "--model",
-        "llama-3.1-8b",
-        "--gpu",
-        "h100-sxm",
-        "--gpus",
-        "8",
-    ]);
+    let v = super::json(&FIRST);
     assert_eq!(v["assumptions"], "practice");
     let layout = format!("(DP {} × PP {} × TP {})", v["data"], v["pipe"], v["tensor"]);
     assert!(head.contains(&layout), "{layout} in {head}");

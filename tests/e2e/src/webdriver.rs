@@ -252,6 +252,11 @@ impl Browser {
             }));
         }
         actions.push(json!({ "type": "pointerUp", "button": 0 }));
+        self.mouse(actions);
+    }
+
+    /// Performs a real (trusted) mouse's `actions`, then releases it.
+    fn mouse(&self, actions: Vec<Value>) {
         self.call(
             "POST",
             "/actions",
@@ -280,20 +285,11 @@ impl Browser {
             &[json!(css)],
         );
         let (x, y) = (at[0].as_i64().unwrap(), at[1].as_i64().unwrap());
-        self.call(
-            "POST",
-            "/actions",
-            Some(&json!({ "actions": [{
-                "type": "pointer", "id": "mouse",
-                "parameters": { "pointerType": "mouse" },
-                "actions": [
-                    { "type": "pointerMove", "duration": 0, "x": x, "y": y },
-                    { "type": "pointerDown", "button": 0 },
-                    { "type": "pointerUp", "button": 0 },
-                ],
-            }]})),
-        );
-        self.call("DELETE", "/actions", None);
+        self.mouse(vec![
+            json!({ "type": "pointerMove", "duration": 0, "x": x, "y": y }),
+            json!({ "type": "pointerDown", "button": 0 }),
+            json!({ "type": "pointerUp", "button": 0 }),
+        ]);
         at[2].as_str().unwrap_or_default().to_string()
     }
 
