@@ -290,10 +290,10 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
 }
 
 /// Why the plan's dot may sit off the scaling chart's lines, in words:
-/// the lines are the paper's X[x] family (sequences of 16·x tokens); a
+/// the lines are the paper's X\[x\] family (sequences of 16·x tokens); a
 /// model with longer sequences has fewer of them in a batch of the same
 /// tokens to spread over data-parallel replicas, so its fastest plan uses
-/// fewer GPUs and more days than the line at its size. `None` for an X[x]
+/// fewer GPUs and more days than the line at its size. `None` for an X\[x\]
 /// model or one whose sequences are within 25 % of the line's.
 #[must_use]
 pub fn scaling_offset(inputs: &Inputs) -> Option<alloc::string::String> {

@@ -90,18 +90,19 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         ));
     }
     v.push(format!(
-        "heaviest stage (GPU {} of the pipeline, {} layers): {:.1} of {:.0} GiB: weights {}, \
+        "heaviest stage (GPU {} of the pipeline, {} layers): {} of {:.0} GiB: weights {}, \
          gradients {}, optimizer {}, activations {} ({} in flight), working {}, logits {}, \
          reserve {}",
         h.stage,
         h.layers,
-        gib(h.total()),
+        // As the headline writes it (three figures), not "7.3" beside "7.29".
+        crate::text::gib(h.total().0),
         gib(hw.gpu.memory),
         small(h.weights),
         small(h.gradients),
         small(h.optimizer),
         small(h.activations),
-        if h.in_flight.fract() == 0.0 {
+        if crate::math::floor(h.in_flight) == h.in_flight {
             plural(h.in_flight, "micro-batch", "micro-batches")
         } else {
             // Interleaved stages hold chunks of micro-batches: their
