@@ -65,7 +65,7 @@ pub(super) fn check(
     check_keyed(model, hw, par, c, space, method).map_err(|(_, e)| e)
 }
 
-/// The first fixed value [`check`] refuses, with the page's URL key of the
+/// The first fixed value the search refuses (`check`), with the page's URL key of the
 /// field it was typed in (`tp`, `pp`, `dp`, `vp`, `mb`, `zero`, `sched`,
 /// `cp`, `ep`, `batch`, `cluster`; `""` for what no page field sets), so
 /// that the page can say it beside that field. `None` when every fixed
