@@ -269,7 +269,7 @@ pub fn Controls(
                     </label>
                 </div>
                 <p class="p3-hint">{move || shape().map(|m| format!(
-                    "{} layers × width {} ({} heads of {}{}{}), FFN {}{}{}, sequence {}, critical batch {:.0} (eq. 2)",
+                    "{} layers × width {} ({} heads of {}{}{}), FFN {}{}{}, sequence {}{}, critical batch {:.0} (eq. 2)",
                     m.layers, m.width(), m.heads, m.head_size,
                     if m.kv_heads != m.heads { format!(", {} KV heads", m.kv_heads) } else { String::new() },
                     if m.latent.is_some() { ", latent attention" } else { "" },
@@ -281,7 +281,11 @@ pub fn Controls(
                         if e.shared > 0 { format!(" + {} shared", e.shared) } else { String::new() },
                         fmt::params(m.active_params())
                     )).unwrap_or_default(),
-                    m.seq_len, m.critical_batch()
+                    m.seq_len,
+                    // GPT-3's 175 B counts its embeddings; the preset, as the
+                    // paper, counts the layers only (174 B).
+                    if m.vocab.is_none() { ", no vocabulary counted" } else { "" },
+                    m.critical_batch()
                 ))}</p>
             </fieldset>
             <fieldset>

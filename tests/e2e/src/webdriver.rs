@@ -199,7 +199,14 @@ impl Browser {
     pub fn wait(&self, script: &str, timeout: Duration) -> Value {
         let t0 = Instant::now();
         loop {
-            let v = self.exec(script, &[]);
+            // A script error (an element not rendered yet, a page still
+            // loading) is "not yet", not a failure: polled again.
+            let path = format!("/session/{}/execute/sync", self.session);
+            let body = json!({ "script": script, "args": [] });
+            let v = match request(self.port, "POST", &path, Some(&body)) {
+                Ok((200, v)) => v["value"].clone(),
+                _ => Value::Null,
+            };
             if !(v.is_null() || v == json!(false) || v == json!("")) {
                 return v;
             }

@@ -416,7 +416,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
         b.goto(&format!("{base}?assume=paper&{q}"));
         // The search may answer a frame after the plans.
         b.wait(
-            "const t = document.querySelector('[data-testid=headline]').textContent;
+            "const e = document.querySelector('[data-testid=headline]'); const t = e && e.textContent;
              return t && !t.includes('searching') && !t.includes('Searching') ? t : null;",
             WAIT,
         )
@@ -447,7 +447,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     ));
     let h = b
         .wait(
-            "const t = document.querySelector('[data-testid=headline]').textContent;
+            "const e = document.querySelector('[data-testid=headline]'); const t = e && e.textContent;
              return t && t.includes('Closest') ? t : null;",
             WAIT,
         )
@@ -505,7 +505,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     b.goto(&format!("{base}?model=gpt-3&gpus=1024&act=selective"));
     let h = b
         .wait(
-            "const t = document.querySelector('[data-testid=headline]').textContent;
+            "const e = document.querySelector('[data-testid=headline]'); const t = e && e.textContent;
              return t && t.includes('trains') ? t : null;",
             WAIT,
         )
