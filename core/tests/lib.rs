@@ -16,6 +16,8 @@ mod props;
 mod run;
 #[cfg(feature = "alloc")]
 mod schedule;
+#[cfg(feature = "alloc")]
+mod schedules;
 #[cfg(feature = "serde")]
 mod schema;
 #[cfg(feature = "alloc")]

@@ -1,72 +1,12 @@
-//! The page's inputs as people type them and what the page shows for
-//! them: notices that say what is used instead, fields parsed as the URL
-//! is, corrections in words, the plan shown (the best found), the node size
-//! that follows the GPU, the size slider, an exact cluster, custom shapes.
+//! What the page shows for its inputs: the plan shown (the best found),
+//! custom shapes, the practice headline and optimum, FP8, a layout given by
+//! URL, the scaling chart, "Why this plan" and the plans CSV. (The inputs
+//! as people type them, and what is said beside them: `fields.rs`.)
 
 use plan3d_core::{
     planner::{self, outputs},
     state::{Inputs, ModelChoice},
 };
-
-/// A value the page does not use is named with what it uses instead.
-#[test]
-fn notices_say_what_is_used_instead() {
-    let (_, n) = Inputs::from_query("assume=paper&gpus=-5&gpu=h900&node=99&batch=0&keff=3");
-    let text: Vec<String> = n.iter().map(ToString::to_string).collect();
-    assert_eq!(
-        text,
-        [
-            "ignored gpus=-5: GPU budget must be at least 1; using no GPU budget",
-            "ignored gpu=h900: unknown GPU; using a100-80gb",
-            "ignored node=99: node size must be 1–72 or none; using 16 GPUs per node",
-            "ignored batch=0: batch must be at least 1 sequence; using the critical batch",
-            "ignored keff=3: kernel efficiency must be in 0.05–1; using 1",
-        ]
-    );
-}
-
-/// The page's fields parse as the URL does: a bad value changes nothing
-/// and says so; an empty optional field clears it.
-#[test]
-fn fields_parse_like_the_url() {
-    let (mut i, _) = Inputs::from_query("assume=paper&gpus=512");
-    let n = i.set_field("gpus", "-5").unwrap_err();
-    assert_eq!(i.max_gpus, Some(512));
-    assert_eq!(
-        n.to_string(),
-        "ignored gpus=-5: GPU budget must be at least 1; using 512 GPUs"
-    );
-    i.set_field("gpus", " 64 ").unwrap();
-    assert_eq!(i.max_gpus, Some(64));
-    i.set_field("gpus", "").unwrap();
-    assert_eq!(i.max_gpus, None);
-    assert!(i.set_field("days", "nan").is_err());
-    assert!(i.set_field("heads", "8").is_err(), "not a custom model");
-    let (mut c, _) =
-        Inputs::from_query("assume=paper&model=custom&seq=2048&heads=16&head=64&layers=24");
-    c.set_field("layers", "48").unwrap();
-    assert_eq!(c.described("layers"), "48");
-    let n = c.set_field("heads", "0").unwrap_err();
-    assert!(n.to_string().ends_with("using 16"), "{n}");
-}
-
-/// A batch limit above the critical batch is said to be the critical batch
-/// (X160: b_c = 573 · (12 · 160⁵)^{1/3} / 2560 = 2416.7, eq. 2).
-#[test]
-fn a_batch_above_the_critical_batch_is_corrected_in_words() {
-    let (i, _) = Inputs::from_query("assume=paper&model=x160&batch=9113");
-    let o = outputs(&i).unwrap();
-    let c = planner::corrections(&i, &o);
-    assert_eq!(
-        c.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        [
-            "ignored batch=9113: above this model's critical batch (eq. 2): past it, more \
-          sequences per step only add work; using the critical batch, 2416 sequences"
-        ]
-    );
-    let (j, _) = Inputs::from_query("assume=paper&model=x160&batch=1000");
-    assert!(planner::corrections(&j, &outputs(&j).unwrap()).is_empty());
-}
 
 /// The plan shown in detail is the best one found: the search's when the
 /// rules fall behind or have none, the rules' when they reach it.
@@ -167,67 +107,6 @@ fn the_shown_plan_is_the_best_found() {
         "assume=practice&model=llama-3.1-405b&gpu=h100-sxm&node=8&cluster=16384&batch=2048",
     );
     assert!(planner::optimum(&i).is_ok());
-}
-
-/// Choosing an H100 on the page brings its 8-GPU node: no more tensor
-/// degree 15 for 128 heads in a 16-GPU "node" of H100s.
-#[test]
-fn the_node_size_follows_the_gpu_chosen() {
-    let (mut i, _) = Inputs::from_query("assume=paper&model=llama-3.1-405b");
-    i.choose_gpu(plan3d_core::hardware::H100_SXM);
-    assert_eq!(i.node, Some(8));
-    assert_eq!(
-        i.to_query(),
-        "model=llama-3.1-405b&gpu=h100-sxm&node=8&assume=paper"
-    );
-    let o = outputs(&i).unwrap();
-    for (_, p) in &o.plans {
-        if let Ok(p) = p {
-            assert!(p.evaluation.config.tensor <= 8);
-        }
-    }
-    i.choose_gpu(plan3d_core::hardware::A100_80GB);
-    assert_eq!(i.node, Some(16));
-    let (mut j, _) = Inputs::from_query("assume=paper&node=none");
-    j.choose_gpu(plan3d_core::hardware::H100_SXM);
-    assert_eq!(j.node, None, "no limit stays");
-    // A link with a GPU and no node takes the GPU's node (it kept 16, an
-    // H100 node that does not exist: issue 26).
-    let (k, _) = Inputs::from_query("assume=paper&gpu=h100-sxm");
-    assert_eq!(k.node, Some(8));
-}
-
-/// The size slider scales the X family; leaving a preset is said in words.
-#[test]
-fn the_size_slider_says_when_it_leaves_a_preset() {
-    let (mut i, _) = Inputs::from_query("assume=paper&model=gpt-3");
-    let n = i.slide_size(1e12).unwrap();
-    // x = (10¹² / 12)^{1/5} = 152.8, the nearest even 152.
-    assert_eq!(i.model, ModelChoice::X(152));
-    assert_eq!(
-        n.to_string(),
-        "ignored model=gpt-3: the size slider scales the paper's X[x] family (eq. 1); using X152"
-    );
-    assert!(
-        i.slide_size(2e12).is_none(),
-        "within the family, nothing to say"
-    );
-}
-
-/// An exact cluster size: the best plan found uses exactly that many GPUs,
-/// the rules at most.
-#[test]
-fn an_exact_cluster_size_is_used_exactly() {
-    let (i, n) = Inputs::from_query("assume=paper&model=gpt-3&cluster=1000");
-    assert!(n.is_empty());
-    assert_eq!(i.to_query(), "model=gpt-3&cluster=1000&assume=paper");
-    let o = outputs(&i).unwrap();
-    assert_eq!(planner::optimum(&i).unwrap().best.evaluation.gpus, 1000);
-    for (_, p) in &o.plans {
-        if let Ok(p) = p {
-            assert!(p.evaluation.gpus <= 1000);
-        }
-    }
 }
 
 /// A custom shape carries a feed-forward size, key/value heads, a
@@ -333,31 +212,6 @@ fn the_page_takes_fp8() {
         i.to_query().ends_with("&prec=fp8"),
         "the URL keeps what was asked"
     );
-}
-
-/// Under practice, a method with no plan is explained on the page as the
-/// CLI explains it: the closest miss and the nearest change with its plan
-/// (X160 on 8 A100s of 40 GB: the state alone needs 2 642 GiB a GPU; the
-/// fewest GPUs that hold it, 640). Under paper, the rules' advice stays.
-#[test]
-fn no_plan_on_the_page_says_why_as_the_cli_does() {
-    let (i, _) = Inputs::from_query("model=x160&gpu=a100-40gb&gpus=8&method=baseline");
-    assert!(i.practice());
-    let out = planner::outputs(&i).unwrap();
-    let e = planner::explain(&i, &out, Some(plan3d_core::Method::Baseline)).expect("explained");
-    let text = e.to_string();
-    assert!(text.starts_with("no plan: no configuration satisfies the constraints. Closest: memory: the lightest layout tried"), "{text}");
-    assert!(
-        text.contains("with a GPU budget of at least 640 (max_gpus 640)"),
-        "{text}"
-    );
-    // A method with a plan has nothing to explain.
-    let (ok, _) = Inputs::from_query("model=gpt-3&gpus=1024");
-    let out = planner::outputs(&ok).unwrap();
-    assert!(planner::explain(&ok, &out, Some(plan3d_core::Method::Baseline)).is_none());
-    let (paper, _) = Inputs::from_query("assume=paper&model=x1000");
-    let out = planner::outputs(&paper).unwrap();
-    assert!(planner::explain(&paper, &out, Some(plan3d_core::Method::Improved)).is_none());
 }
 
 /// A layout to check, by URL: Meta's Llama 3.1 405B (TP 8, PP 16, DP 128,
@@ -583,40 +437,6 @@ fn the_scaling_chart_follows_the_assumptions() {
         .iter()
         .filter_map(|x| x.plan.as_ref().ok())
         .all(|p| p.evaluation.assumptions == AssumptionSet::Paper));
-}
-
-/// `gpu=h100-sxm` without `node` is an 8-GPU node (it kept the A100
-/// default's 16 and planned tensor degree 16 on H100s); a written URL reads
-/// back to the same node either way.
-#[test]
-fn a_gpu_brings_its_node() {
-    let (i, _) = Inputs::from_query("gpu=h100-sxm");
-    assert_eq!(i.node, Some(8));
-    let (i, _) = Inputs::from_query("gpu=gb200");
-    assert_eq!(i.node, Some(72));
-    let (i, _) = Inputs::from_query("gpu=h100-sxm&node=16");
-    assert_eq!(i.node, Some(16));
-    assert!(i.to_query().contains("node=16"), "{}", i.to_query());
-    let (i, _) = Inputs::from_query("model=x160");
-    assert_eq!(i.node, Some(16));
-    for q in [
-        "gpu=h100-sxm",
-        "gpu=h100-sxm&node=16",
-        "gpu=h100-sxm&node=none",
-        "gpu=a100-40gb",
-        "node=4",
-    ] {
-        let (i, _) = Inputs::from_query(q);
-        assert_eq!(Inputs::from_query(&i.to_query()).0, i, "{q}");
-    }
-    // The practice plans on H100s keep tensor parallelism within 8.
-    let (i, _) = Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096");
-    let o = outputs(&i).unwrap();
-    for (_, p) in &o.plans {
-        if let Ok(p) = p {
-            assert!(p.evaluation.config.tensor <= 8);
-        }
-    }
 }
 
 /// DeepSeek-V3 on H800s with FP8: the headline's numbers carry their
