@@ -15,7 +15,8 @@ Two measures, both on the mechanism rather than a fitted total:
    after backward, after the optimizer's first step, the peak of a steady step, and its time.
    The shapes are not those of measure_steps.py's runs.
 
-Usage: python3 measure_memory.py [saved|phases|all] [--cpu]   (writes $OUT/memory_<mode>.json)
+Usage: python3 measure_memory.py [saved|phases|all|compiled] [--cpu]   (writes $OUT/memory_<mode>.json)
+`compiled` repeats a few of both under torch.compile (inductor), whose partitioner saves its own set.
 On the CPU (--cpu) shapes are tiny and the attention kernel is the CPU's (it saves differently
 from CUDA's FlashAttention: the JSON says which backend ran).
 """
@@ -93,12 +94,13 @@ def allocated():
     return torch.cuda.memory_allocated() if dev == "cuda" else 0
 
 
-def saved_row(kind, h, heads, kv, ffn, mb, seq, weights, dropout, recompute):
+def saved_row(kind, h, heads, kv, ffn, mb, seq, weights, dropout, recompute, compiled=False):
     torch.manual_seed(0)
     blk = Block(h, heads, kv, ffn, kind == "llama", dropout).to(dev)
     if weights == "bf16":
         blk = blk.bfloat16()
     blk.train()
+    run = torch.compile(blk) if compiled else blk
     params = {p.data_ptr(): tuple(p.shape) for p in blk.parameters()}
     shapes = set(params.values())
     x = torch.randn(mb, seq, h, device=dev, dtype=torch.bfloat16 if weights == "bf16" else torch.float32,
@@ -122,8 +124,16 @@ def saved_row(kind, h, heads, kv, ffn, mb, seq, weights, dropout, recompute):
     if dev == "cuda":
         torch.cuda.synchronize()
     before = allocated()
+    if compiled:  # compile outside the measured pass
+        with auto:
+            run(x).sum().backward()
+        x.grad = None
+        blk.zero_grad(set_to_none=True)
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        before = allocated()
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), auto:
-        y = checkpoint(blk, x, use_reentrant=False) if recompute else blk(x)
+        y = checkpoint(run, x, use_reentrant=False) if recompute else run(x)
     after = allocated()
     uniq = {}
     for s in saved:
@@ -132,6 +142,7 @@ def saved_row(kind, h, heads, kv, ffn, mb, seq, weights, dropout, recompute):
     tokens = mb * seq
     row = {"kind": kind, "h": h, "heads": heads, "kv_heads": kv, "ffn": ffn, "micro_batch": mb,
            "seq": seq, "weights": weights, "dropout": dropout, "recompute": "full" if recompute else "none",
+           "compiled": compiled,
            "saved_unique_bytes_by_role": uniq,
            "activation_bytes_per_token": uniq.get("activation", 0) / tokens,
            "activation_bytes_per_token_h": uniq.get("activation", 0) / tokens / h,
@@ -170,16 +181,18 @@ if dev == "cpu":
     PHASES = [("tiny", 1, False), ("tiny", 2, True)]
 
 
-def phase_row(name, mb, recompute, steps=6):
+def phase_row(name, mb, recompute, steps=6, compiled=False):
     c = MODELS[name]
     torch.manual_seed(0)
     if dev == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    row = {"model": name, "micro_batch": mb, "recompute": "full" if recompute else "none", **c}
+    row = {"model": name, "micro_batch": mb, "recompute": "full" if recompute else "none",
+           "compiled": compiled, **c}
     base = allocated()
     m = LM(c).to(dev)
     m.recompute = recompute
+    fwd = torch.compile(m) if compiled else m
     row["params"] = sum(p.numel() for p in m.parameters())
     row["after_weights"] = allocated() - base
     opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=dev == "cuda")
@@ -192,7 +205,7 @@ def phase_row(name, mb, recompute, steps=6):
                 s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 s.record()
             with torch.autocast(dev, dtype=torch.bfloat16):
-                loss = m(ids, ids)
+                loss = fwd(ids, ids)
             if i == 0:
                 row["after_forward"] = allocated() - base
             loss.backward()
@@ -237,6 +250,25 @@ def main():
         res["phases"] = []
         for args in PHASES:
             r = phase_row(*args)
+            res["phases"].append(r)
+            print(json.dumps(r), flush=True)
+    if what == "compiled":  # torch.compile (inductor): what its partitioner saves, whole steps
+        res["saved"] = []
+        for args in [("gpt", 2048, 16, 16, 8192, 2, 2048, "amp", 0.0, False),
+                     ("llama", 2048, 16, 4, 5632, 2, 2048, "amp", 0.0, False),
+                     ("gpt", 2048, 16, 16, 8192, 2, 2048, "bf16", 0.0, False)]:
+            try:
+                r = saved_row(*args, compiled=True)
+            except Exception as ex:  # noqa
+                r = {"args": list(args), "compiled": True, "error": str(ex)[:300]}
+            res["saved"].append(r)
+            print(json.dumps({k: v for k, v in r.items() if k != "saved"}), flush=True)
+        res["phases"] = []
+        for args in [("gpt-350m", 4, False), ("gpt-2.7b-l8", 4, False), ("llama-3b-l8", 2, False), ("llama-3b-l8", 4, True)]:
+            try:
+                r = phase_row(*args, compiled=True)
+            except Exception as ex:  # noqa
+                r = {"args": list(args), "compiled": True, "error": str(ex)[:300]}
             res["phases"].append(r)
             print(json.dumps(r), flush=True)
     print("all", round(time.time() - t0, 1), "s", flush=True)
