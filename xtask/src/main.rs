@@ -46,9 +46,10 @@ fn main() -> ExitCode {
         "api" => build_api(),
         "bench" => bench(),
         "py" => python_tools().and_then(|()| python_tests()),
-        "fuzz" => {
+        "fuzz" | "fuzz-check" => {
             let secs = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
-            setup(Needs::ALL).and_then(|()| fuzz(secs, args.get(2).map(String::as_str)))
+            let keep = task == "fuzz";
+            setup(Needs::ALL).and_then(|()| fuzz(secs, args.get(2).map(String::as_str), keep))
         }
         _ => {
             eprintln!(
@@ -56,7 +57,8 @@ fn main() -> ExitCode {
                  build  build the release page into dist/\n  serve  build and serve on 127.0.0.1:8080\n  \
                  api    build the JavaScript API into $TRUNK_STAGING_DIR/api (Trunk's hook)\n  \
                  test   run every test\n  py     build the Python wheel, install it into a fresh virtual environment, run its tests\n  bench  run core's and the browser's benchmarks, write target/bench-report.md\n  \
-                 fuzz [SECONDS] [TARGET]  fuzz every door (URL, numbers, the API's JSON requests) for SECONDS each (default 60)"
+                 fuzz [SECONDS] [TARGET]  fuzz every door (URL, numbers, the API's JSON requests) for SECONDS each (default 60), keeping new inputs in fuzz/corpus/\n  \
+                 fuzz-check [SECONDS] [TARGET]  the same, new inputs to target/fuzz-scratch/ (what `test` runs, 15 s each)"
             );
             return ExitCode::from(if task == "help" { 0 } else { 2 });
         }
@@ -411,7 +413,11 @@ const FUZZ_TARGETS: [&str; 6] = [
 /// toolchain is stable), or only `only`; prints each target's runs and
 /// coverage. A crash fails the task and leaves its input in
 /// `fuzz/artifacts/<target>/`.
-fn fuzz(secs: u32, only: Option<&str>) -> Result {
+/// Fuzzes each target (or `only`) for `secs` seconds from its corpus in
+/// `fuzz/corpus/`. With `keep`, the inputs that reach new code are added
+/// to that corpus (`cargo xtask fuzz`, to minimize and commit); without,
+/// to a scratch folder under `target/` (`cargo xtask test`).
+fn fuzz(secs: u32, only: Option<&str>, keep: bool) -> Result {
     let targets: Vec<&str> = FUZZ_TARGETS
         .iter()
         .copied()
@@ -436,7 +442,15 @@ fn fuzz(secs: u32, only: Option<&str>) -> Result {
         fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
         let mut c = cmd("cargo");
         c.current_dir(root().join("fuzz"))
-            .args(["fuzz", "run", "--sanitizer", "none", target, "--"])
+            .args(["fuzz", "run", "--sanitizer", "none", target]);
+        if !keep {
+            // libFuzzer writes new inputs into its first corpus folder.
+            let scratch = root().join("target/fuzz-scratch").join(target);
+            let _ = fs::remove_dir_all(&scratch);
+            fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+            c.arg(&scratch).arg(&corpus);
+        }
+        c.arg("--")
             .arg(format!("-max_total_time={secs}"))
             .arg("-seed=1")
             .arg("-print_final_stats=1");
@@ -669,8 +683,9 @@ fn test() -> Result {
             "--nocapture",
         ])
         .env("PLAN3D_CHROMIUM", CHROMIUM))?;
-    // A short run of every fuzz target on its kept corpus.
-    fuzz(15, None)?;
+    // A short run of every fuzz target on its kept corpus; what it finds
+    // goes to a scratch folder, so that a test run leaves the tree as it was.
+    fuzz(15, None, false)?;
     println!(
         "all checks passed in {:.0} s",
         start.elapsed().as_secs_f64()
