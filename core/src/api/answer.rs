@@ -259,14 +259,13 @@ pub fn run_answer(r: &RunRequest) -> Result<String, ApiError> {
 /// page's "Why this plan" says it (`planner::published_batch_plan`).
 fn published(r: &PlanRequest, m: &ModelShape, e: &EvaluationReport) -> Option<String> {
     let name = r.model.model.as_deref()?.trim().to_ascii_lowercase();
-    let p = crate::calibration::published_batch(&name)?;
     if e.assumptions != "practice"
         || r.constraints.batch.is_some()
         || r.practice.global_batch.is_some()
-        || (e.batch as f64 / p.sequences as f64 - 1.0).abs() <= 0.1
     {
         return None;
     }
+    let p = crate::calibration::published_batch_apart(&name, e.batch)?;
     let mut q = r.clone();
     q.practice.global_batch = Some(p.sequences);
     q.method = String::new();

@@ -592,7 +592,7 @@ impl Run {
 mod published;
 mod validation;
 
-pub use published::{published_batch, PublishedBatch, PUBLISHED_BATCHES};
+pub use published::{published_batch, published_batch_apart, PublishedBatch, PUBLISHED_BATCHES};
 
 pub use validation::{
     html, html_out_of_sample, markdown, summary, validate, Check, Validation, OUT_OF_SAMPLE,

@@ -48,3 +48,12 @@ pub const PUBLISHED_BATCHES: [PublishedBatch; 3] = [
 pub fn published_batch(model: &str) -> Option<PublishedBatch> {
     PUBLISHED_BATCHES.into_iter().find(|p| p.model == model)
 }
+
+/// The published batch of `model` when a plan training `trained` sequences
+/// per step is more than 10 % away from it: the one rule by which the page
+/// and the CLI say "… trained at that batch" beside a plan.
+#[must_use]
+pub fn published_batch_apart(model: &str, trained: u64) -> Option<PublishedBatch> {
+    let p = published_batch(model)?;
+    ((trained as f64 / p.sequences as f64 - 1.0).abs() > 0.1).then_some(p)
+}

@@ -187,11 +187,11 @@ pub fn published_batch_plan(
     let ModelChoice::Preset(name) = inputs.model else {
         return None;
     };
-    let p = crate::calibration::published_batch(name)?;
     let trained = plan.evaluation.config.batch();
-    if inputs.batch.is_some() || (trained as f64 / p.sequences as f64 - 1.0).abs() <= 0.1 {
+    if inputs.batch.is_some() {
         return None;
     }
+    let p = crate::calibration::published_batch_apart(name, trained)?;
     let tokens = |b: u64| b as f64 * f64::from(out.model.seq_len) / 1e6;
     let head = alloc::format!(
         "this plan's batch, {trained} sequences ({:.1} M tokens), is today's batch law's; {} \
