@@ -276,6 +276,16 @@ pub(crate) struct PracticeArgs {
     /// (4 bytes, the paper's count)
     #[arg(long)]
     pub(crate) cross_entropy: Option<String>,
+    /// The framework whose memory is counted: megatron-core (default),
+    /// megatron-2022, torchtitan, pytorch-fsdp, pytorch (plain AMP) or
+    /// deepspeed. It sets the state's formats, the layer's code, dropout
+    /// and the loss; other flags override it
+    #[arg(long)]
+    pub(crate) framework: Option<String>,
+    /// Gradients kept and reduced in fp32 or bf16 (Megatron-Core's
+    /// grad_reduce_in_fp32; default: the framework's)
+    #[arg(long)]
+    pub(crate) grad_reduce: Option<String>,
 }
 
 impl PracticeArgs {
@@ -308,6 +318,8 @@ impl PracticeArgs {
             overlap_data: self.no_overlap_data.then_some(false),
             head_layers: self.head_layers,
             cross_entropy: self.cross_entropy.clone(),
+            framework: self.framework.clone(),
+            grad_reduce: self.grad_reduce.clone(),
         }
     }
 }

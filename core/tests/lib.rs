@@ -14,6 +14,7 @@ mod practice;
 mod props;
 #[cfg(feature = "alloc")]
 mod run;
+mod saved;
 #[cfg(feature = "alloc")]
 mod schedule;
 #[cfg(feature = "alloc")]

@@ -33,7 +33,14 @@ pub(crate) fn cfg(activation: ActivationModel, sp: bool, tensor: u32) -> Config 
 #[test]
 fn korthikanti_activation_counts() {
     let (h, a, s, t) = (12_288.0, 96.0, 2048.0, 8.0);
-    let kept = |act, sp| step::kept_per_token(&GPT3, &cfg(act, sp, 8), false).0;
+    // Korthikanti's count: Megatron-LM 2022's layer, dropout on.
+    let korthikanti = |flash: bool| {
+        let mut a = plan3d_core::cost::framework::Framework::Megatron2022
+            .apply(Assumptions::PRACTICE);
+        a.flash_attention = flash;
+        a
+    };
+    let kept = |act, sp| step::kept_per_token(&GPT3, &cfg(act, sp, 8), &korthikanti(false)).0;
     assert!(close(
         kept(ActivationModel::None, false),
         10.0 * h + 24.0 * h / t + 5.0 * a * s / t,
@@ -57,13 +64,17 @@ fn korthikanti_activation_counts() {
     assert!(close(kept(ActivationModel::Full, false), 2.0 * h, 1e-12));
     assert!(close(kept(ActivationModel::Full, true), 2.0 * h / t, 1e-12));
     // FlashAttention stores no scores: no recomputation equals selective.
-    let flash = |act| step::kept_per_token(&GPT3, &cfg(act, true, 8), true).0;
+    let flash = |act| step::kept_per_token(&GPT3, &cfg(act, true, 8), &korthikanti(true)).0;
     assert_eq!(
         flash(ActivationModel::None),
         flash(ActivationModel::Selective)
     );
     // Full recomputation's working set is one layer without recomputation.
-    let full = step::kept_per_token(&GPT3, &cfg(ActivationModel::Full, false, 8), false);
+    let full = step::kept_per_token(
+        &GPT3,
+        &cfg(ActivationModel::Full, false, 8),
+        &korthikanti(false),
+    );
     assert!(close(
         full.1,
         10.0 * h + 24.0 * h / t + 5.0 * a * s / t,
@@ -334,10 +345,29 @@ fn fp8_runs_the_linear_gemms_at_the_fp8_peak() {
     assert!(ratio > 0.5 && ratio < 0.6);
     // The same work: model flops unchanged.
     assert_eq!(eb.model_flops_per_step, e8.model_flops_per_step);
-    // Memory: 2 bytes per layer parameter of the shard (96 layers / t = 8).
+    // Memory: 2 bytes per layer parameter of the FP8 copies, made from the
+    // gathered bf16 layers under ZeRO-3 (the current and the prefetched
+    // one, over t = 8), of all 96 layers' shards without it.
     let (sb, s8) = (eb.stages.heaviest(), e8.stages.heaviest());
     assert!(close(
         s8.weights.0 - sb.weights.0,
+        2.0 * 2.0 * m.layer_params() / 8.0,
+        1e-12
+    ));
+    let z1 = Config {
+        zero: Zero::One,
+        ..c
+    };
+    let weights = |a: &Assumptions| {
+        evaluate_with(&m, &hw, &z1, a)
+            .unwrap()
+            .stages
+            .heaviest()
+            .weights
+            .0
+    };
+    assert!(close(
+        weights(&f8) - weights(&bf),
         2.0 * 96.0 * m.layer_params() / 8.0,
         1e-12
     ));
@@ -636,11 +666,13 @@ fn the_loss_sets_the_logits_memory() {
             "{ce:?}: {}",
             s.logits.get() / GIB
         );
-        let moved = s.total().get() - base.total().get();
-        assert!(
-            (moved - (s.logits.get() - base.logits.get())).abs() < 1.0,
-            "{ce:?}"
-        );
+        // The rest stays, but for the working set the logits overlap (they
+        // are freed before the layers' backward) and the fragmentation
+        // margin, which grows with them.
+        let rest = |s: &plan3d_core::cost::memory::StageMemory| {
+            s.total().get() - s.logits.get() - s.working.get() - s.fragmentation.get()
+        };
+        assert!((rest(&s) - rest(&base)).abs() < 1.0, "{ce:?}");
         assert_eq!(CrossEntropy::parse(ce.name()), Ok(ce));
     }
     // Split over the tensor ranks with the vocabulary.

@@ -197,6 +197,8 @@ proptest! {
                 overlap_data: v.map(|x| x != 3),
                 head_layers: v.filter(|&x| x == 3).map(|_| 1),
                 cross_entropy: v.filter(|&x| x == 2).map(|_| "eager".into()),
+                framework: v.filter(|&x| x == 1).map(|_| "pytorch".into()),
+                grad_reduce: v.filter(|&x| x == 3).map(|_| "bf16".into()),
             },
         };
         round_trip(&r);

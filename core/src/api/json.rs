@@ -200,7 +200,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 20] = [
+pub(crate) const PRACTICE_ONLY: [&str; 22] = [
     "data",
     "pipe",
     "micro_batch",
@@ -221,6 +221,8 @@ pub(crate) const PRACTICE_ONLY: [&str; 20] = [
     "overlap_data",
     "head_layers",
     "cross_entropy",
+    "framework",
+    "grad_reduce",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

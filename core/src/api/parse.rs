@@ -246,6 +246,30 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         ))
     })?;
     let mut a = set.knobs();
+    if let Some(name) = &r.framework {
+        let f = crate::cost::framework::Framework::parse(name).map_err(|_| {
+            ApiError(format!(
+                "unknown framework '{name}': use megatron-core, megatron-2022, torchtitan, pytorch-fsdp, pytorch or deepspeed"
+            ))
+        })?;
+        if set != AssumptionSet::Practice {
+            return Err(ApiError(
+                "framework needs --assumptions practice (the paper counts its own memory)".into(),
+            ));
+        }
+        a = f.apply(a);
+    }
+    if let Some(g) = &r.grad_reduce {
+        a.gradient_reduce_bytes = match g.trim().to_ascii_lowercase().as_str() {
+            "fp32" => 4.0,
+            "bf16" => 2.0,
+            _ => {
+                return Err(ApiError(format!(
+                    "unknown grad_reduce '{g}': use fp32 or bf16"
+                )))
+            }
+        };
+    }
     if let Some(t) = r.tokens {
         if !(t.is_finite() && t >= 1.0) {
             return Err(ApiError(format!(
@@ -354,6 +378,8 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("overlap_data", p.overlap_data.is_some()),
         ("head_layers", p.head_layers.is_some()),
         ("cross_entropy", p.cross_entropy.is_some()),
+        ("framework", p.framework.is_some()),
+        ("grad_reduce", p.grad_reduce.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))

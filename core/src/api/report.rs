@@ -229,6 +229,9 @@ pub struct StageReport {
     pub logits: f64,
     /// CUDA context, NCCL, fragmentation.
     pub reserve: f64,
+    /// Of the reserve, the allocator's fragmentation.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fragmentation: f64,
     /// Micro-batches in flight.
     pub in_flight: f64,
     /// All of it (on the GPU).
@@ -393,6 +396,10 @@ pub struct EvaluationReport {
     /// (the paper's fp32 logits).
     #[cfg_attr(feature = "serde", serde(default))]
     pub cross_entropy: String,
+    /// The framework whose memory was counted (practice; empty under
+    /// paper).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub framework: String,
     /// Context-parallel degree (1: none).
     pub context_parallel: u32,
     /// Expert-parallel degree (1: none).
@@ -485,6 +492,7 @@ impl EvaluationReport {
                         working: s.working.get(),
                         logits: s.logits.get(),
                         reserve: s.reserve.get(),
+                        fragmentation: s.fragmentation.get(),
                         in_flight: s.in_flight,
                         total: s.total().get(),
                         host: s.host.get(),
@@ -514,6 +522,11 @@ impl EvaluationReport {
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
             cross_entropy: e.cross_entropy.name().to_string(),
+            framework: if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
+                e.framework.name().to_string()
+            } else {
+                String::new()
+            },
             context_parallel: c.context,
             expert_parallel: c.expert,
             head_layers: c.head_layers,

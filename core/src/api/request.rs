@@ -196,6 +196,18 @@ pub struct PracticeRequest {
     /// paper's count).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub cross_entropy: Option<String>,
+    /// The framework whose memory is counted: `megatron-core` (practice's
+    /// default), `megatron-2022`, `torchtitan`, `pytorch-fsdp`, `pytorch`
+    /// or `deepspeed` (`cost::framework::Framework`). It sets the state's
+    /// formats, the layer's code, dropout and the loss; the other fields
+    /// override it.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub framework: Option<String>,
+    /// The dtype gradients are kept and reduced in by Megatron's and
+    /// DeepSpeed's buffers: `fp32` or `bf16` (Megatron-Core's
+    /// `grad_reduce_in_fp32`). Default: the framework's.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub grad_reduce: Option<String>,
 }
 
 impl Default for PracticeRequest {
@@ -221,6 +233,8 @@ impl Default for PracticeRequest {
             overlap_data: None,
             head_layers: None,
             cross_entropy: None,
+            framework: None,
+            grad_reduce: None,
         }
     }
 }

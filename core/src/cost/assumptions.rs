@@ -412,8 +412,9 @@ pub struct Assumptions {
     /// Achievable fraction of a link's data-sheet bandwidth per direction
     /// for large collectives (NCCL's bus bandwidth).
     pub bus_efficiency: f64,
-    /// Memory kept back on every GPU for the CUDA context, NCCL buffers and
-    /// the allocator's fragmentation.
+    /// Memory kept back on every GPU outside the allocator's step: the
+    /// CUDA context and NCCL's buffers (fragmentation is
+    /// [`Self::fragmentation`]).
     pub reserve: Bytes,
     /// The run's token budget; `None`: see `tokens_per_param`.
     pub tokens: Option<f64>,
@@ -431,6 +432,26 @@ pub struct Assumptions {
     /// Megatron-Core's `overlap_moe_expert_parallel_comm`); otherwise on
     /// the critical path (Megatron-Core's default 1F1B).
     pub overlap_expert: bool,
+    /// The framework whose memory these knobs describe
+    /// ([`crate::cost::framework::Framework::apply`]).
+    pub framework: crate::cost::framework::Framework,
+    /// The code a layer runs, so what autograd saves
+    /// ([`crate::cost::saved`]).
+    pub layer_code: crate::cost::saved::LayerCode,
+    /// Dropout on the hidden states: its masks are kept.
+    pub dropout: bool,
+    /// Autocast's bf16 copies of fp32 weights, cast per op and saved for
+    /// backward, live from a layer's forward to its backward (plain AMP).
+    pub weight_casts: bool,
+    /// Gradients exist only from the backward pass to the optimizer step
+    /// (`zero_grad(set_to_none=True)`, FSDP's sharded gradients), so they
+    /// grow as the activations are freed instead of adding to them;
+    /// otherwise a persistent buffer holds them (Megatron's `main_grad`,
+    /// DDP's buckets, DeepSpeed's partitions).
+    pub frees_gradients: bool,
+    /// The caching allocator's fragmentation, a share of what a step
+    /// allocates and frees ([`crate::cost::framework::FRAGMENTATION`]).
+    pub fragmentation: f64,
 }
 
 /// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
@@ -461,6 +482,12 @@ impl Assumptions {
         compute: Compute::Bf16,
         expert_imbalance: 1.0,
         overlap_expert: false,
+        framework: crate::cost::framework::Framework::Megatron2022,
+        layer_code: crate::cost::saved::LayerCode::Megatron2022,
+        dropout: true,
+        weight_casts: false,
+        frees_gradients: false,
+        fragmentation: 0.0,
     };
 
     /// Today's practice.
@@ -479,9 +506,11 @@ impl Assumptions {
     ///   all-reduce bus bandwidth on DGX A100 (~230 of 300 GB/s over
     ///   NVLink 3) and DGX H100 (~360 of 450 GB/s), and ~80 % of line rate
     ///   on InfiniBand (nccl-tests' published results; not fitted);
-    /// * 3 GiB per GPU kept back (CUDA context ~0.5–1 GiB, NCCL buffers,
-    ///   allocator fragmentation); a stated guess, since no run of the
-    ///   calibration set publishes its memory;
+    /// * memory as Megatron-Core allocates it
+    ///   ([`crate::cost::framework::Framework::MegatronCore`]): Transformer
+    ///   Engine's fused layers without dropout, 0.75 GiB of CUDA context
+    ///   and 1 GiB of NCCL buffers kept back, 5 % of what a step allocates
+    ///   and frees for fragmentation (stated figures, not fitted);
     /// * 20 tokens per parameter (Hoffmann et al. 2022's compute-optimal
     ///   ratio) when no budget is given;
     /// * mixtures of experts: the busiest GPU's experts get 10 % more
@@ -499,12 +528,20 @@ impl Assumptions {
         overlap_tensor: true,
         gradient_reduce_bytes: 4.0,
         bus_efficiency: 0.8,
-        reserve: Bytes(3.0 * crate::units::GIB),
+        reserve: Bytes(
+            crate::cost::framework::CUDA_CONTEXT.0 + crate::cost::framework::NCCL_BUFFERS.0,
+        ),
         tokens: None,
         tokens_per_param: Some(20.0),
         compute: Compute::Bf16,
         expert_imbalance: DEFAULT_EXPERT_IMBALANCE,
         overlap_expert: false,
+        framework: crate::cost::framework::Framework::MegatronCore,
+        layer_code: crate::cost::saved::LayerCode::Fused,
+        dropout: false,
+        weight_casts: false,
+        frees_gradients: false,
+        fragmentation: crate::cost::framework::FRAGMENTATION,
     };
 }
 

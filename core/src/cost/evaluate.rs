@@ -50,6 +50,8 @@ pub struct Evaluation {
     pub compute: crate::cost::assumptions::Compute,
     /// The loss over the vocabulary the logits memory was counted for.
     pub cross_entropy: crate::cost::assumptions::CrossEntropy,
+    /// The framework whose memory was counted (practice).
+    pub framework: crate::cost::framework::Framework,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -342,6 +344,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         assumptions: a.set,
         compute: a.compute,
         cross_entropy: a.cross_entropy,
+        framework: a.framework,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -427,6 +430,7 @@ fn by_seconds(
         assumptions: a.set,
         compute: a.compute,
         cross_entropy: a.cross_entropy,
+        framework: a.framework,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

@@ -248,6 +248,9 @@ pub struct StageMemory {
     pub logits: Bytes,
     /// Kept back for the CUDA context, NCCL and fragmentation.
     pub reserve: Bytes,
+    /// Of the reserve, the allocator's fragmentation
+    /// ([`crate::cost::assumptions::Assumptions::fragmentation`]).
+    pub fragmentation: Bytes,
     /// CPU memory this device uses: ZeRO-R P_a+cpu's checkpoints (not in
     /// [`Self::total`], which is the GPU's).
     pub host: Bytes,
@@ -335,6 +338,7 @@ impl Stages {
             working: activations,
             logits: Bytes(0.0),
             reserve: Bytes(0.0),
+            fragmentation: Bytes(0.0),
             host: Bytes(0.0),
             in_flight: 1.0,
         };
@@ -387,7 +391,7 @@ impl Common {
         // A 1/cp share of each sequence's tokens (context parallelism).
         let tokens =
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
-        let (kept, working) = step::kept_per_token(model, cfg, a.flash_attention);
+        let (kept, working) = step::kept_per_token(model, cfg, a);
         // FP8: the FP8 GEMMs' inputs kept in FP8.
         let kept = if a.compute == crate::cost::assumptions::Compute::Fp8 {
             kept - step::fp8_saved_per_token(model, cfg)
@@ -420,8 +424,17 @@ impl Common {
         let (sw, sg, so) = self.shards;
         let (swe, sge, soe) = self.expert_shards;
         let (bw, bg, bo) = a.precision.bytes();
-        let gathered = match step::zero_of(cfg) {
-            Zero::Three => 2.0 * 2.0 * (self.layer_dense + self.layer_experts),
+        // Megatron's and DeepSpeed's gradient buffers hold the reduction's
+        // dtype (`grad_reduce_in_fp32`, `main_grad`).
+        let bg = if a.precision == crate::cost::assumptions::Precision::MixedAdam {
+            a.gradient_reduce_bytes
+        } else {
+            bg
+        };
+        let zero = step::zero_of(cfg);
+        let layer = self.layer_dense + self.layer_experts;
+        let gathered = match zero {
+            Zero::Three => 2.0 * 2.0 * layer,
             Zero::ThreePerStep => 2.0 * params,
             _ => 0.0,
         };
@@ -434,29 +447,66 @@ impl Common {
         } else {
             0.0
         };
+        let head = match model.vocab {
+            Some(v) if step::holds_head(cfg, stage) => f64::from(v) * model.width() as f64 / t,
+            _ => 0.0,
+        };
         let logits = match model.vocab {
-            Some(v) if step::holds_head(cfg, stage) => {
+            Some(v) if head > 0.0 => {
                 a.cross_entropy
                     .bytes(tokens, f64::from(v), model.width() as f64, t)
             }
             _ => 0.0,
         };
-        // FP8: the layers' weights cast to FP8 and transposed, cached.
+        // FP8: the layers' weights cast to FP8 and transposed, cached; of
+        // the gathered layers only where ZeRO-3 shards the weights (the
+        // FP8 copies are made from the gathered bf16 ones).
         let fp8_cache = if a.compute == crate::cost::assumptions::Compute::Fp8 {
-            layer_w * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
+            let cached = match zero {
+                Zero::Three => 2.0 * layer,
+                _ => layer_w,
+            };
+            cached * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
         } else {
             0.0
         };
+        // Plain AMP: autocast's bf16 copy of each weight, saved for
+        // backward: every layer's while its activations are kept (one
+        // layer's under full recomputation, whose checkpoints save none)
+        // and the head's.
+        let casts = if a.weight_casts && gathered == 0.0 {
+            let kept_layers = if working > 0.0 { layer } else { layer_w };
+            2.0 * (kept_layers + head)
+        } else {
+            0.0
+        };
+        let activations = kept * tokens * f64::from(layers) * in_flight;
+        // The loss's logits are freed before the last layer's backward
+        // (or recomputation) begins: the working set adds only what
+        // outgrows them.
+        let working_set = ((working + kept) * tokens - logits).max(0.0);
+        let gradients = dense * bg / sg + experts * bg / sge;
+        // Gradients that live only from the backward pass on grow as the
+        // activations and casts are freed: at the peak (the backward's
+        // start) only what outgrows them is extra.
+        let gradients = if a.frees_gradients {
+            (gradients - (activations + working_set + casts + logits)).max(0.0)
+        } else {
+            gradients
+        };
+        let fragmentation =
+            a.fragmentation * (activations + working_set + logits + gathered + casts);
         StageMemory {
             stage,
             layers,
-            weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache),
-            gradients: Bytes(dense * bg / sg + experts * bg / sge),
+            weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache + casts),
+            gradients: Bytes(gradients),
             optimizer: Bytes(dense * bo / so + experts * bo / soe),
-            activations: Bytes(kept * tokens * f64::from(layers) * in_flight),
-            working: Bytes((working + kept) * tokens),
+            activations: Bytes(activations),
+            working: Bytes(working_set),
             logits: Bytes(logits),
-            reserve: a.reserve,
+            reserve: a.reserve + Bytes(fragmentation),
+            fragmentation: Bytes(fragmentation),
             host: Bytes(host),
             in_flight,
         }

@@ -39,9 +39,11 @@
 pub mod assumptions;
 pub mod comm;
 pub mod config;
+pub mod framework;
 mod evaluate;
 pub mod memory;
 pub mod overheads;
+pub mod saved;
 pub mod step;
 pub mod work;
 

@@ -1,6 +1,7 @@
 //! Activation bytes per token a layer keeps, by recomputation (Korthikanti
 //! et al. 2022), and what FP8 and checkpoints change of them.
 
+use crate::cost::assumptions::Assumptions;
 use crate::cost::config::{Config, ZeroR};
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
@@ -58,6 +59,15 @@ pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64,
     (10.0 * dm, split, scores)
 }
 
+/// What one layer saves per token under `a`, as (replicated, split,
+/// scores): the op-by-op count of the framework's layer code
+/// ([`crate::cost::saved::per_token`]).
+#[must_use]
+pub fn saved_per_token(model: &ModelShape, a: &Assumptions) -> (f64, f64, f64) {
+    let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
+    crate::cost::saved::per_token(model, code, a.weight_casts, a.dropout, a.flash_attention)
+}
+
 /// Activation bytes per token one layer keeps per micro-batch on one GPU,
 /// and the working set while it is recomputed (both per token):
 ///
@@ -69,16 +79,18 @@ pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64,
 ///   does; P_a+cpu keeps none on the GPU but two in the working set (the
 ///   one restored and the next, prefetched) (seed 001 sec. 6.1).
 #[must_use]
-pub fn kept_per_token(model: &ModelShape, cfg: &Config, flash: bool) -> (f64, f64) {
+pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64, f64) {
     let t = f64::from(cfg.tensor);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
-    let (rep, split, scores) = activation_bytes_per_token(model, flash);
+    let (rep, split, scores) = saved_per_token(model, a);
     let everything = rep / t_sp + (split + scores) / t;
     match cfg.activation {
         ActivationModel::None => (everything, 0.0),
         ActivationModel::Selective => (rep / t_sp + split / t, scores / t),
         ActivationModel::Full | ActivationModel::Paper => {
-            let ckpt = checkpoint_per_token(model, cfg);
+            // Plain AMP's residual stream is fp32: its checkpoints too.
+            let width = if a.weight_casts { 2.0 } else { 1.0 };
+            let ckpt = width * checkpoint_per_token(model, cfg);
             if cfg.zero_r == ZeroR::PaCpu {
                 (0.0, everything + 2.0 * ckpt)
             } else {

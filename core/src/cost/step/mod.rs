@@ -20,6 +20,7 @@ mod placement;
 mod time;
 pub use activations::{
     activation_bytes_per_token, checkpoint_per_token, fp8_saved_per_token, kept_per_token,
+    saved_per_token,
 };
 pub use placement::{
     bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,

@@ -188,7 +188,20 @@ impl StateFloor {
             crate::cost::step::layer_weights_on_gpu(model, u32::try_from(t).unwrap_or(u32::MAX), 1);
         Self {
             zero,
-            bytes: a.precision.bytes(),
+            bytes: {
+                // As the stage's memory counts them: the gradient buffer in
+                // the reduction's dtype; none at the peak where gradients
+                // are freed between steps (a floor).
+                let (w, g, o) = a.precision.bytes();
+                let g = if a.frees_gradients {
+                    0.0
+                } else if a.precision == crate::cost::assumptions::Precision::MixedAdam {
+                    a.gradient_reduce_bytes
+                } else {
+                    g
+                };
+                (w, g, o)
+            },
             layers: u64::from(model.layers).div_ceil(p) as f64,
             dense,
             experts,
@@ -237,7 +250,6 @@ pub(super) fn activation_floor(
     let tf = t as f64;
     let sp = space.sequence_parallel.unwrap_or(true) && t > 1;
     let t_sp = if sp { tf } else { 1.0 };
-    let (rep, split, scores) =
-        crate::cost::step::activation_bytes_per_token(model, a.flash_attention);
+    let (rep, split, scores) = crate::cost::step::saved_per_token(model, a);
     (rep / t_sp + (split + scores) / tf) * (b * u64::from(model.seq_len)) as f64
 }

@@ -1,0 +1,168 @@
+//! Framework presets: what each training framework really keeps in memory
+//! (`--framework`, JSON `framework`, URL key `fw`). A preset sets the
+//! practice knobs of [`Assumptions`] that a framework decides; a flag the
+//! user gives still overrides it.
+
+use crate::cost::assumptions::{Assumptions, CrossEntropy, Precision};
+use crate::cost::saved::LayerCode;
+use crate::units::{Bytes, GIB};
+
+/// A training framework.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Framework {
+    /// Megatron-Core (NeMo, Megatron-LM today) with Transformer Engine:
+    /// bf16 weights, fp32 main gradients in the reduction's dtype and the
+    /// distributed optimizer's fp32 main weights and moments
+    /// (`megatron/core/distributed/param_and_grad_buffer.py`,
+    /// `optimizer/distrib_optimizer.py`), TE's fused layers
+    /// ([`LayerCode::Fused`]), no dropout (the Llama, Mixtral, DeepSeek and
+    /// Nemotron recipes set `hidden_dropout = attention_dropout = 0`),
+    /// the vocab-parallel cross-entropy. Practice's default.
+    #[default]
+    MegatronCore,
+    /// Megatron-LM as Korthikanti et al. 2022 measured it: the same state,
+    /// Korthikanti's activation count with dropout (seed 003).
+    Megatron2022,
+    /// torchtitan: FSDP2 (`fully_shard`) with fp32 sharded parameters,
+    /// gradients and moments, bf16 gathered copies
+    /// (`MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32)`), its
+    /// Llama code ([`LayerCode::Torchtitan`]), eager by default, the loss
+    /// on fp32 logits, gradients freed every step.
+    Torchtitan,
+    /// PyTorch FSDP as Composer / llm-foundry, Hugging Face Accelerate and
+    /// Lightning run it: fp32 sharded state, bf16 compute, Hugging Face
+    /// model code ([`LayerCode::HfLlama`] for gated models,
+    /// [`LayerCode::HfGpt2`] otherwise), eager cross-entropy.
+    PytorchFsdp,
+    /// Plain PyTorch AMP on one GPU or DDP: fp32 weights (4 bytes), fp32
+    /// gradients (4), AdamW's two fp32 moments (8), a bf16 copy of each
+    /// weight cast by autocast and saved for backward, the plain layer
+    /// ([`LayerCode::Plain`]), the loss on fp32 logits, gradients freed by
+    /// `zero_grad(set_to_none=True)` (PyTorch's default since 2.0).
+    Pytorch,
+    /// DeepSpeed ZeRO 1–3 (Megatron-DeepSpeed): bf16 weights and gradients
+    /// (2 + 2), fp32 master weights and moments in partitions (12),
+    /// Megatron's layer with dropout.
+    Deepspeed,
+}
+
+impl Framework {
+    /// Every preset, in the order the CLI lists them.
+    pub const ALL: [Self; 6] = [
+        Self::MegatronCore,
+        Self::Megatron2022,
+        Self::Torchtitan,
+        Self::PytorchFsdp,
+        Self::Pytorch,
+        Self::Deepspeed,
+    ];
+
+    /// Stable name (CLI `--framework`, JSON `framework`, URL `fw`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MegatronCore => "megatron-core",
+            Self::Megatron2022 => "megatron-2022",
+            Self::Torchtitan => "torchtitan",
+            Self::PytorchFsdp => "pytorch-fsdp",
+            Self::Pytorch => "pytorch",
+            Self::Deepspeed => "deepspeed",
+        }
+    }
+
+    /// In words, for a menu and "Why this plan".
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::MegatronCore => "Megatron-Core (NeMo)",
+            Self::Megatron2022 => "Megatron-LM 2022",
+            Self::Torchtitan => "torchtitan (FSDP2)",
+            Self::PytorchFsdp => "PyTorch FSDP (Hugging Face)",
+            Self::Pytorch => "plain PyTorch AMP",
+            Self::Deepspeed => "DeepSpeed ZeRO",
+        }
+    }
+
+    /// Parses [`Self::name`], case-insensitive.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name.
+    pub fn parse(name: &str) -> Result<Self, crate::Error> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(crate::Error::Unknown { what: "framework" })
+    }
+
+    /// What this framework keeps in memory, set on practice's knobs: the
+    /// state's formats, the layer's code, dropout, autocast's weight
+    /// copies, whether gradients live between steps, the loss kernel.
+    /// The timing knobs stay practice's (the time issue's presets).
+    #[must_use]
+    pub fn apply(self, mut a: Assumptions) -> Assumptions {
+        a.framework = self;
+        match self {
+            Self::MegatronCore => {
+                a.precision = Precision::MixedAdam;
+                a.gradient_reduce_bytes = 4.0;
+                a.layer_code = LayerCode::Fused;
+                a.dropout = false;
+                a.weight_casts = false;
+                a.frees_gradients = false;
+                a.cross_entropy = CrossEntropy::VocabParallel;
+            }
+            Self::Megatron2022 | Self::Deepspeed => {
+                a.precision = Precision::MixedAdam;
+                // DeepSpeed keeps and reduces bf16 gradients; Megatron its
+                // fp32 `main_grad`.
+                a.gradient_reduce_bytes = if self == Self::Deepspeed { 2.0 } else { 4.0 };
+                a.layer_code = LayerCode::Megatron2022;
+                a.dropout = true;
+                a.weight_casts = false;
+                a.frees_gradients = false;
+                a.cross_entropy = CrossEntropy::VocabParallel;
+            }
+            Self::Torchtitan | Self::PytorchFsdp | Self::Pytorch => {
+                a.precision = Precision::Fp32Adam;
+                a.gradient_reduce_bytes = 4.0;
+                a.layer_code = match self {
+                    Self::Torchtitan => LayerCode::Torchtitan,
+                    Self::Pytorch => LayerCode::Plain,
+                    _ => LayerCode::HfLlama,
+                };
+                a.dropout = false;
+                a.weight_casts = self == Self::Pytorch;
+                a.frees_gradients = true;
+                a.cross_entropy = CrossEntropy::Eager;
+            }
+        }
+        a
+    }
+
+    /// The layer code for a model: Hugging Face's Llama code only runs
+    /// gated models; GPT-style shapes run GPT-2's.
+    #[must_use]
+    pub fn code_for(code: LayerCode, gated: bool) -> LayerCode {
+        match (code, gated) {
+            (LayerCode::HfLlama, false) => LayerCode::HfGpt2,
+            (c, _) => c,
+        }
+    }
+}
+
+/// The CUDA context and the libraries' workspaces (cuBLAS, cuDNN,
+/// Transformer Engine), outside PyTorch's allocator: ~0.5–0.8 GiB on a
+/// Hopper GPU with CUDA 12–13 (a stated figure, not fitted).
+pub const CUDA_CONTEXT: Bytes = Bytes(0.75 * GIB);
+
+/// NCCL's buffers once a GPU talks to others: 4 MiB
+/// (`NCCL_BUFFSIZE`) per channel and peer, for each communicator (data,
+/// tensor, pipeline, context, expert): ~1 GiB (a stated figure).
+pub const NCCL_BUFFERS: Bytes = Bytes(1.0 * GIB);
+
+/// The caching allocator's fragmentation, as a share of what is allocated
+/// and freed during a step (activations, logits, gathered weights): 5 %
+/// with `expandable_segments` (the frameworks' recipes set it); a stated
+/// margin, not fitted.
+pub const FRAGMENTATION: f64 = 0.05;

@@ -1,0 +1,226 @@
+//! What a transformer layer's code saves for its backward pass, op by op:
+//! the activation memory of a layer as each framework's code allocates it.
+//!
+//! Every figure is bytes per token, a linear form in the layer's widths
+//! ([`Saved`]), read off the ops of the code named by [`LayerCode`] and
+//! checked against what PyTorch itself saves:
+//!
+//! * `core/tests/fixtures/saved_tensors.json`: Hugging Face's Llama and
+//!   GPT-2 counted on the CPU with `torch.autograd.graph.saved_tensors_hooks`
+//!   (`calibration/saved_tensors.py`), reproduced to the byte by
+//!   `core/tests/saved.rs`;
+//! * `calibration/h100-2026-11-25/memory.json`: the plain PyTorch layer of
+//!   `../shared/calibration/measure_steps.py` counted the same way on an
+//!   H100 (CUDA FlashAttention), within 0.01 %.
+//!
+//! Where a CPU kernel saves differently from the CUDA one the model follows
+//! CUDA: dropout keeps a 1-byte mask per element on CUDA (`native_dropout`)
+//! and one in the input's dtype on the CPU; FlashAttention keeps q, k, v, its
+//! output and the fp32 log-sum-exp on both.
+
+use crate::model::ModelShape;
+
+/// The code a framework runs a layer with: which ops it calls, so what
+/// autograd saves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LayerCode {
+    /// Korthikanti et al. 2022's count (seed 003) for Megatron-LM's fused
+    /// layer: 10·d_m replicated (two norm inputs, the attention and MLP
+    /// inputs, two dropout masks) and 24·d_m split for GPT, a gated MLP's
+    /// gate, up, activation and product (8·d_I). The paper setting's and
+    /// `megatron-2022`'s.
+    #[default]
+    Megatron2022,
+    /// Megatron-Core with Transformer Engine: each norm fused with the
+    /// linear after it (`LayerNormLinear` keeps the norm's input and its
+    /// output, 2 + 2 bytes), q, k and v as the QKV GEMM wrote them, the
+    /// attention output (the projection's input), the fused SwiGLU's input
+    /// (gate and up) and output (`bias_swiglu_impl` saves only its input),
+    /// or GELU's input and output; dropout masks only where dropout is on
+    /// (today's pre-training recipes set it off).
+    Fused,
+    /// Plain PyTorch: `nn.LayerNorm`/`nn.RMSNorm`, one QKV linear, SDPA,
+    /// one gate-up linear, `F.silu(g) * u` or `F.gelu` (the layer of
+    /// `../shared/calibration/measure_steps.py`, nanoGPT-like scripts).
+    Plain,
+    /// Hugging Face `transformers`' Llama (`modeling_llama.py`):
+    /// `LlamaRMSNorm` upcasts to fp32 and keeps its fp32 input and the
+    /// normalized fp32 tensor, then `weight * x.to(dtype)`; separate q, k,
+    /// v, gate and up projections (under autocast each casts its input
+    /// again); rotary embedding writes new q and k.
+    HfLlama,
+    /// Hugging Face `transformers`' GPT-2 (`modeling_gpt2.py`): `Conv1D`
+    /// QKV whose split keeps the fused output's storage alive beside new q
+    /// and k, `NewGELUActivation` (tanh formula in five ops: its input,
+    /// tanh, 1 + tanh and x/2 kept beside the product).
+    HfGpt2,
+    /// torchtitan's Llama (`torchtitan/models/llama3/model/model.py`):
+    /// `nn.RMSNorm`, separate wq/wk/wv and w1/w3 reading one input
+    /// (parameters in bf16 under FSDP2, no casts), rotary writing new q
+    /// and k, SDPA, `w2(F.silu(w1(x)) * w3(x))` (8·d_I).
+    Torchtitan,
+}
+
+/// Bytes per token a layer keeps, as a linear form in its widths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Saved {
+    /// Per unit of d_m, replicated over the tensor ranks unless sequence
+    /// parallel: norm inputs and outputs, the linears' inputs.
+    pub hidden: f64,
+    /// Per unit of the query width d_a·d_h (q, the attention output).
+    pub query: f64,
+    /// Per unit of the key/value width (k and v).
+    pub kv: f64,
+    /// Per unit of the feed-forward width d_I.
+    pub ffn: f64,
+    /// Per head: FlashAttention's fp32 log-sum-exp.
+    pub heads: f64,
+    /// Per token, replicated: the norms' statistics.
+    pub fixed: f64,
+    /// Per unit of d_m with dropout on: the masks (replicated).
+    pub dropout: f64,
+}
+
+impl LayerCode {
+    /// Every code.
+    pub const ALL: [Self; 6] = [
+        Self::Megatron2022,
+        Self::Fused,
+        Self::Plain,
+        Self::HfLlama,
+        Self::HfGpt2,
+        Self::Torchtitan,
+    ];
+
+    /// Stable name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Megatron2022 => "megatron-2022",
+            Self::Fused => "fused",
+            Self::Plain => "plain",
+            Self::HfLlama => "hf-llama",
+            Self::HfGpt2 => "hf-gpt2",
+            Self::Torchtitan => "torchtitan",
+        }
+    }
+
+    /// The code's saved bytes for a model, `amp` when the weights are fp32
+    /// and autocast computes in bf16 (the residual stream then stays fp32
+    /// and each linear casts its input), else everything in bf16.
+    ///
+    /// Op by op, per token (d = d_m, q = query width, kv = key/value
+    /// width, I = d_I, a = heads):
+    ///
+    /// * `Fused`: norm input 2d and output 2d, twice (8d); q 2q, k and v
+    ///   4kv, attention output 2q; fc1 output (4I gated, 2I) and fc2 input
+    ///   2I; log-sum-exp 4a; statistics 8 (RMSNorm) or 16 (LayerNorm) per
+    ///   token; masks 1 byte × 2d.
+    /// * `Plain`, amp: fp32 norm inputs 4d twice, the QKV and fc1 casts 2d
+    ///   each (12d); bf16: norm inputs and outputs 2d each (8d); q, k, v,
+    ///   output as `Fused`; gated fc1 output 4I, silu output 2I, product
+    ///   2I (8I) or GELU input and output (4I).
+    /// * `HfLlama`, amp: each norm its fp32 input 4d and normalized fp32
+    ///   4d (16d), q, k, v each cast 2d (6d), gate and up each cast 2d
+    ///   (4d): 26d; bf16: each norm its fp32 upcast 4d and bf16 normalized
+    ///   2d (12d), the q/k/v and gate/up input once each 2d: 16d; new
+    ///   rotated q and k, v, output: 4q + 4kv; 8I.
+    /// * `HfGpt2`, amp: LN inputs 4d twice and two input casts 2d (12d);
+    ///   bf16 8d; the fused QKV output kept whole (2q + 4kv) beside new q
+    ///   and k (2q + 2kv) and the output 2q: 6q + 6kv (with kv = q);
+    ///   fc output, tanh, 1 + tanh, x/2, product: 10I.
+    /// * `Torchtitan` (bf16): norm inputs and outputs 8d; rotated q and
+    ///   k, v, output: 4q + 4kv; 8I.
+    #[must_use]
+    pub fn saved(self, model: &ModelShape, amp: bool) -> Saved {
+        let gated = model.gated_mlp;
+        let stats = if model.biases { 16.0 } else { 8.0 };
+        let (hidden, query, kv, ffn, fixed) = match self {
+            // Korthikanti's count, as a linear form (dropout included).
+            Self::Megatron2022 => (10.0, 4.0, 4.0, if gated { 8.0 } else { 4.0 }, 0.0),
+            Self::Fused => (8.0, 4.0, 4.0, if gated { 6.0 } else { 4.0 }, stats),
+            Self::Plain => (
+                if amp { 12.0 } else { 8.0 },
+                4.0,
+                4.0,
+                if gated { 8.0 } else { 4.0 },
+                stats,
+            ),
+            Self::HfLlama => (if amp { 26.0 } else { 16.0 }, 4.0, 4.0, 8.0, 8.0),
+            Self::HfGpt2 => (
+                if amp { 12.0 } else { 8.0 },
+                6.0,
+                6.0,
+                10.0,
+                if amp { 16.0 } else { 8.0 },
+            ),
+            Self::Torchtitan => (8.0, 4.0, 4.0, if gated { 8.0 } else { 4.0 }, 8.0),
+        };
+        let (heads, dropout) = match self {
+            // Korthikanti counts the masks in `hidden` and no log-sum-exp.
+            Self::Megatron2022 => (0.0, 0.0),
+            _ => (4.0, 2.0),
+        };
+        Saved {
+            hidden,
+            query,
+            kv,
+            ffn,
+            heads,
+            fixed,
+            dropout,
+        }
+    }
+}
+
+/// Activation bytes per token one layer of `code` keeps without
+/// recomputation, as (replicated, split over the tensor ranks, attention
+/// scores): [`LayerCode::saved`] applied to the layer's widths, with a
+/// mixture of experts' routed copies (2·2·d_m·k: the dispatched input and
+/// the expert outputs combined) and the intermediates of its k routed and
+/// shared experts, latent attention's q, k, v and output at their own
+/// widths; the scores (5·a·d_s, materialized attention only) as
+/// Korthikanti counts them. [`LayerCode::Megatron2022`] is exactly
+/// [`crate::cost::step::activation_bytes_per_token`].
+#[must_use]
+pub fn per_token(
+    model: &ModelShape,
+    code: LayerCode,
+    amp: bool,
+    dropout: bool,
+    flash: bool,
+) -> (f64, f64, f64) {
+    if code == LayerCode::Megatron2022 {
+        return crate::cost::step::activation_bytes_per_token(model, flash);
+    }
+    let s = code.saved(model, amp);
+    let dm = model.width() as f64;
+    let (q, kv, heads) = match model.latent {
+        None => (
+            model.attention_width() as f64,
+            model.kv_width(),
+            f64::from(model.heads),
+        ),
+        // Latent attention: the up-projected queries and keys (nope +
+        // rope per head) and the values per head.
+        Some(l) => {
+            let h = f64::from(l.heads);
+            (h * f64::from(l.nope + l.rope), h * f64::from(l.v), h)
+        }
+    };
+    let ffn = match model.experts {
+        None => s.ffn * f64::from(model.ffn),
+        Some(e) => {
+            4.0 * dm * f64::from(e.top_k) + s.ffn * f64::from(e.ffn) * f64::from(e.top_k + e.shared)
+        }
+    };
+    let masks = if dropout { s.dropout * dm } else { 0.0 };
+    let replicated = s.hidden * dm + s.fixed + masks;
+    let split = s.query * q + s.kv * kv + ffn + s.heads * heads;
+    let scores = if flash {
+        0.0
+    } else {
+        5.0 * heads * f64::from(model.seq_len)
+    };
+    (replicated, split, scores)
+}
