@@ -163,7 +163,14 @@ pub fn evaluate_answer(r: &EvaluateRequest) -> Result<String, ApiError> {
             gib(mem.non_offloadable)
         ));
     } else if let Some(s) = heaviest {
-        out.push(format!("Memory of stage {}: {}.", s.stage, stage_parts(s)));
+        let framework = crate::cost::framework::Framework::parse(&e.framework)
+            .map(|f| format!(" as {} allocates it", f.label()))
+            .unwrap_or_default();
+        out.push(format!(
+            "Memory of stage {}{framework}: {}.",
+            s.stage,
+            stage_parts(s)
+        ));
     }
     out.push(format!(
         "Step {}, {} MFU ({} Tflop/s per GPU), {} tokens/s: {} for {} tokens of {}.",

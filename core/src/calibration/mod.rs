@@ -553,12 +553,14 @@ impl Run {
     #[must_use]
     pub fn assumptions(&self) -> Assumptions {
         if self.is_ptdp() {
+            // Megatron-LM 2021: its layer with dropout, as Korthikanti
+            // counts it.
             Assumptions {
                 flash_attention: false,
                 overlap_data: false,
                 overlap_tensor: false,
                 gradient_reduce_bytes: 2.0,
-                ..Assumptions::PRACTICE
+                ..crate::cost::framework::Framework::Megatron2022.apply(Assumptions::PRACTICE)
             }
         } else {
             Assumptions {
