@@ -35,8 +35,8 @@ fn korthikanti_activation_counts() {
     let (h, a, s, t) = (12_288.0, 96.0, 2048.0, 8.0);
     // Korthikanti's count: Megatron-LM 2022's layer, dropout on.
     let korthikanti = |flash: bool| {
-        let mut a = plan3d_core::cost::framework::Framework::Megatron2022
-            .apply(Assumptions::PRACTICE);
+        let mut a =
+            plan3d_core::cost::framework::Framework::Megatron2022.apply(Assumptions::PRACTICE);
         a.flash_attention = flash;
         a
     };

@@ -150,8 +150,15 @@ fn single_gpu_peaks_follow_plain_pytorch() {
     for (shape, mb, recompute, measured) in &cases {
         let got = allocated(&step(shape, *mb, recompute));
         let err = got / measured - 1.0;
-        println!("{shape} mb {mb} {recompute}: measured {measured:.3e}, plan3d {got:.3e} ({:+.1} %)", 100.0 * err);
-        assert!(err.abs() < 0.05, "{shape} mb {mb} {recompute}: {:+.1} %", 100.0 * err);
+        println!(
+            "{shape} mb {mb} {recompute}: measured {measured:.3e}, plan3d {got:.3e} ({:+.1} %)",
+            100.0 * err
+        );
+        assert!(
+            err.abs() < 0.05,
+            "{shape} mb {mb} {recompute}: {:+.1} %",
+            100.0 * err
+        );
         errors.push(err.abs());
     }
     errors.sort_by(f64::total_cmp);

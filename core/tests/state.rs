@@ -99,6 +99,8 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 compute: plan3d_core::cost::assumptions::Compute::ALL[(g + n) % 2],
                 cross_entropy: (m % 5 == 0)
                     .then(|| plan3d_core::cost::assumptions::CrossEntropy::ALL[(g + n) % 4]),
+                framework: (m % 3 == 0)
+                    .then(|| plan3d_core::cost::framework::Framework::ALL[(g + m) % 6]),
                 zero_bubble: (g + m) % 2 == 0,
                 context: max_gpus.filter(|g| g % 2 == 0).map(|_| 2),
                 expert: batch.filter(|b| b % 2 == 0).map(|_| 4),

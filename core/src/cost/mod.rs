@@ -39,8 +39,8 @@
 pub mod assumptions;
 pub mod comm;
 pub mod config;
-pub mod framework;
 mod evaluate;
+pub mod framework;
 pub mod memory;
 pub mod overheads;
 pub mod saved;

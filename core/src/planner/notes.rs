@@ -77,6 +77,16 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             refused: false,
         });
     }
+    if let Some(f) = inputs.framework.filter(|_| !inputs.practice()) {
+        v.push(Notice {
+            key: "fw".into(),
+            value: f.name().into(),
+            reason: "the framework is a practice knob: the paper counts its own memory (C.3)"
+                .into(),
+            used: "the paper's memory".into(),
+            refused: false,
+        });
+    }
     if let Some(e) = inputs.expert.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {
             key: "ep".into(),

@@ -90,11 +90,12 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         ));
     }
     v.push(format!(
-        "heaviest stage (GPU {} of the pipeline, {} layers): {} of {:.0} GiB: weights {}, \
+        "heaviest stage (GPU {} of the pipeline, {} layers), as {} allocates it: {} of {:.0} GiB: weights {}, \
          gradients {}, optimizer {}, activations {} ({} in flight), working {}, logits {}, \
          reserve {}",
         h.stage,
         h.layers,
+        e.framework.label(),
         // As the headline writes it (three figures), not "7.3" beside "7.29".
         crate::text::gib(h.total().0),
         gib(hw.gpu.memory),

@@ -166,6 +166,11 @@ impl Inputs {
                     alloc::format!("{} tokens", crate::units::short_exp(t))
                 }),
             "prec" => String::from(self.compute.name()),
+            "fw" => String::from(
+                self.framework
+                    .unwrap_or(crate::cost::framework::Framework::MegatronCore)
+                    .name(),
+            ),
             "ce" => String::from(
                 self.cross_entropy
                     .unwrap_or(crate::cost::assumptions::CrossEntropy::VocabParallel)

@@ -240,6 +240,9 @@ pub struct Inputs {
     /// stage's logits memory (`ce`); `None`: Megatron-Core's vocab-parallel
     /// cross-entropy, practice's default.
     pub cross_entropy: Option<crate::cost::assumptions::CrossEntropy>,
+    /// (Practice) the framework whose memory is counted (`fw`); `None`:
+    /// Megatron-Core, practice's default.
+    pub framework: Option<crate::cost::framework::Framework>,
     /// (Practice) the search also tries the zero-bubble ZB-H1 schedule
     /// (`zb=1`).
     pub zero_bubble: bool,
@@ -275,6 +278,7 @@ impl Default for Inputs {
             ramp: [None; crate::run::MAX_RAMP],
             compute: crate::cost::assumptions::Compute::Bf16,
             cross_entropy: None,
+            framework: None,
             zero_bubble: false,
             context: None,
             expert: None,
@@ -371,7 +375,10 @@ impl Inputs {
     /// The cost model's knobs: the named setting with the token budget.
     #[must_use]
     pub fn knobs(&self) -> Assumptions {
-        let base = self.assumptions.knobs();
+        let base = match self.framework {
+            Some(f) if self.practice() => f.apply(self.assumptions.knobs()),
+            _ => self.assumptions.knobs(),
+        };
         Assumptions {
             tokens: self.tokens,
             compute: self.compute_used(),

@@ -387,6 +387,12 @@ impl Inputs {
                 Ok(c) => self.compute = c,
                 Err(_) => return Err("unknown precision (bf16 or fp8)"),
             },
+            "fw" => match crate::cost::framework::Framework::parse(v) {
+                Ok(f) => self.framework = Some(f),
+                Err(_) => {
+                    return Err("the framework is megatron-core, megatron-2022, torchtitan, pytorch-fsdp, pytorch or deepspeed")
+                }
+            },
             "ce" => match crate::cost::assumptions::CrossEntropy::parse(v) {
                 Ok(c) => self.cross_entropy = Some(c),
                 Err(_) => {
@@ -505,6 +511,9 @@ impl Inputs {
         if let Some(c) = self.cross_entropy {
             put("ce", &c.name());
         }
+        if let Some(f) = self.framework {
+            put("fw", &f.name());
+        }
         if self.zero_bubble {
             put("zb", &"1");
         }
@@ -585,11 +594,11 @@ impl schemars::JsonSchema for Inputs {
 
 /// The page's URL keys: those [`Inputs::parse_value`] reads, the model's
 /// and the custom shape's.
-pub const URL_KEYS: [&str; 44] = [
+pub const URL_KEYS: [&str; 45] = [
     "model", "gpu", "node", "net", "method", "par", "gpus", "cluster", "days", "batch", "keff",
     "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "sched", "cp", "ep",
     "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head", "layers", "ffn",
-    "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense",
+    "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense", "fw",
 ];
 
 /// Whether `key` is one of the page's URL keys.
