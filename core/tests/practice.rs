@@ -107,11 +107,17 @@ fn eighteen_bytes_and_their_shards() {
     };
     assert_eq!(state(Zero::None), (2.0 * p, 4.0 * p, 12.0 * p));
     assert_eq!(state(Zero::One), (2.0 * p, 4.0 * p, 12.0 * p / 8.0));
-    assert_eq!(state(Zero::Two), (2.0 * p, 4.0 * p / 8.0, 12.0 * p / 8.0));
+    // Sharded gradients pass through one layer's unsharded gradient (fp32
+    // here) before its reduce-scatter.
+    let bucket = 4.0 * m.layer_params();
+    let (w, g, o) = state(Zero::Two);
+    assert_eq!((w, o), (2.0 * p, 12.0 * p / 8.0));
+    assert!(close(g, 4.0 * p / 8.0 + bucket, 1e-12));
     // ZeRO-3 holds its shard plus two gathered layers (current, prefetched).
     let (w, g, o) = state(Zero::Three);
     assert!(close(w, 2.0 * p / 8.0 + 4.0 * m.layer_params(), 1e-12));
-    assert_eq!((g, o), (4.0 * p / 8.0, 12.0 * p / 8.0));
+    assert!(close(g, 4.0 * p / 8.0 + bucket, 1e-12));
+    assert_eq!(o, 12.0 * p / 8.0);
     // The paper's partitioned method is ZeRO-3.
     let part = Config {
         method: Method::Partitioned,

@@ -188,3 +188,102 @@ fn metas_layout_fits_on_80_gb() {
     assert_eq!(core["framework"], "megatron-core");
     assert_eq!(meta("megatron-2022")["fits"], false);
 }
+
+/// Meta's layout given (TP 8, PP 16, DP 128 at 2 048 sequences of 8 192
+/// tokens), the rest searched: within 10 % of the 400 Tflop/s per GPU
+/// (41 % of the BF16 peak) Meta reports (Llama 3 paper, Table 4). The
+/// search finds what Meta describes: no activation checkpointing, FSDP
+/// without resharding after the forward pass, an interleaved schedule.
+#[test]
+fn metas_layout_searched_runs_near_metas_throughput() {
+    let r = r#"{ "model": "llama-3.1-405b", "gpu": "h100-sxm", "node_size": 8, "data": 128,
+                 "pipe": 16, "tensor": 8, "global_batch": 2048 }"#;
+    let out = plan3d_core::api::json::call("plan", r).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let tflops = v["tflops_per_gpu"].as_f64().unwrap();
+    println!(
+        "{tflops} Tflop/s per GPU, {} recomputation, ZeRO {}",
+        v["recompute"], v["zero"]
+    );
+    assert!((tflops / 400.0 - 1.0).abs() < 0.10, "{tflops}");
+    assert_eq!(v["recompute"], "none");
+}
+
+/// Korthikanti et al. 2022, Figure 1 and Table 2: the first pipeline
+/// stage's activation memory for their 22B, 175B, 530B and 1T models
+/// (Table 3: t = 8, s = 2 048, micro-batch 4 for 22B and 1 otherwise;
+/// interleaved with 3 chunks for 175B and 530B) under tensor parallelism
+/// alone, with sequence parallelism, selective recomputation, both, and
+/// full recomputation. Figure 1's bars are not printed as numbers; they are
+/// Table 2's per-layer bytes times L·(1 + (p−1)/(p·m)) layers (eq. 5 and
+/// sec. 4.2.3), which the `megatron-2022` preset must give within 10 %.
+#[test]
+fn korthikanti_figure_1_within_ten_per_cent() {
+    use plan3d_core::cost::assumptions::Assumptions;
+    use plan3d_core::cost::framework::Framework;
+    use plan3d_core::cost::memory::stage_memory;
+    use plan3d_core::{ActivationModel, Config};
+    let mut a = Framework::Megatron2022.apply(Assumptions::PRACTICE);
+    a.flash_attention = false;
+    // (heads, head size, layers, pipeline, chunks, micro-batch)
+    let models = [
+        ("22B", 64u32, 96u32, 48u32, 1u32, 1u32, 4u32),
+        ("175B", 96, 128, 96, 8, 3, 1),
+        ("530B", 128, 160, 105, 35, 3, 1),
+        ("1T", 160, 160, 128, 64, 1, 1),
+    ];
+    for (name, heads, head_size, layers, p, v, b) in models {
+        let m = plan3d_core::model::classic(2048, heads, head_size, layers);
+        let (s, h, l, t) = (2048.0, f64::from(heads * head_size), f64::from(layers), 8.0);
+        let a_s_h = 5.0 * f64::from(heads) * s / h;
+        let sbh = s * f64::from(b) * h;
+        let interleave = if v > 1 {
+            1.0 + (f64::from(p) - 1.0) / (f64::from(p) * f64::from(v))
+        } else {
+            1.0
+        };
+        for (what, act, sp, per_layer) in [
+            (
+                "TP",
+                ActivationModel::None,
+                false,
+                10.0 + 24.0 / t + a_s_h / t,
+            ),
+            ("TP+SP", ActivationModel::None, true, 34.0 / t + a_s_h / t),
+            (
+                "TP+selective",
+                ActivationModel::Selective,
+                false,
+                10.0 + 24.0 / t,
+            ),
+            (
+                "TP+SP+selective",
+                ActivationModel::Selective,
+                true,
+                34.0 / t,
+            ),
+            ("full", ActivationModel::Full, false, 2.0),
+        ] {
+            let cfg = Config {
+                tensor: 8,
+                pipe: p,
+                virtual_stages: v,
+                micro_batch: b,
+                micro_batches: 3 * p.max(1),
+                sequence_parallel: sp,
+                activation: act,
+                ..Config::default()
+            };
+            let paper = sbh * per_layer * l * interleave;
+            let ours = stage_memory(&m, &cfg, &a, 0).activations.0;
+            let err = ours / paper - 1.0;
+            println!(
+                "{name} {what}: Korthikanti {:.1} GiB, plan3d {:.1} GiB ({:+.1} %)",
+                paper / 1073741824.0,
+                ours / 1073741824.0,
+                100.0 * err
+            );
+            assert!(err.abs() < 0.10, "{name} {what}: {err}");
+        }
+    }
+}

@@ -163,13 +163,18 @@ pub fn Controls(
                         <option value="logits">"fp32 logits only (the paper's count)"</option>
                     </select>
                 {field_notes(Keys::One("ce"))}
-                    <label for="p3-fw" title="whose memory is counted: the formats of weights, gradients and optimizer state, what each layer's code saves for backward, dropout and the loss (docs/cli.md, --framework)">"Framework (memory)"</label>
+                    <label for="p3-fw" title="whose memory is counted: state formats, what each layer saves, dropout, the loss">"Framework (memory)"</label>
                     <select id="p3-fw" data-testid="fw" prop:value=move || inputs.with(|i| i.framework.unwrap_or_default().name())
                         on:change=move |e| {
                             let v = event_target_value(&e);
                             set(true, Box::new(move |i| if let Ok(f) = Framework::parse(&v) { i.framework = Some(f) }));
                         }>
-                        {Framework::ALL.into_iter().map(|f| view! { <option value=f.name()>{f.label()}</option> }).collect_view()}
+                        <option value="megatron-core">"Megatron-Core (NeMo)"</option>
+                        <option value="megatron-2022">"Megatron-LM 2022"</option>
+                        <option value="torchtitan">"torchtitan (FSDP2)"</option>
+                        <option value="pytorch-fsdp">"PyTorch FSDP (Hugging Face)"</option>
+                        <option value="pytorch">"plain PyTorch AMP"</option>
+                        <option value="deepspeed">"DeepSpeed ZeRO"</option>
                     </select>
                 {field_notes(Keys::One("fw"))}
                     <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">

@@ -201,6 +201,16 @@ pub struct MemoryReport {
     pub on_gpu: f64,
     /// The heaviest pipeline device's memory: what `fits` compares.
     pub peak_bytes: f64,
+    /// The fit boundary: the GPU's memory less `peak_bytes` (negative when
+    /// it does not fit).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub margin_bytes: f64,
+    /// The heaviest device's largest part (`weights`, `gradients`,
+    /// `optimizer`, `activations`, `working`, `logits` or `reserve`; under
+    /// the paper `state`, `checkpoints`, `buffers` or `activations`): what
+    /// dominates the fit.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub dominant: String,
     /// Each distinct pipeline device (first, a middle one, last); one entry
     /// under the paper's uniform model.
     pub stages: Vec<StageReport>,
@@ -479,6 +489,8 @@ impl EvaluationReport {
                 total: m.total().get(),
                 on_gpu: m.on_gpu(c.offload).get(),
                 peak_bytes: e.peak_memory.get(),
+                margin_bytes: hw.gpu.memory.get() - e.peak_memory.get(),
+                dominant: dominant(e),
                 stages: e
                     .stages
                     .iter()
@@ -1049,4 +1061,33 @@ impl RunReport {
             notes: r.notes.clone(),
         }
     }
+}
+
+/// The largest part of the heaviest device's memory, by name.
+fn dominant(e: &crate::Evaluation) -> String {
+    let parts: alloc::vec::Vec<(&str, f64)> =
+        if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
+            e.stages
+                .heaviest()
+                .parts()
+                .iter()
+                .map(|(k, b)| (*k, b.0))
+                .collect()
+        } else {
+            let m = &e.memory;
+            alloc::vec![
+                ("state", m.state.0),
+                ("checkpoints", m.checkpoints.0),
+                ("buffers", m.buffers.0),
+                ("activations", m.activations.0),
+            ]
+        };
+    parts
+        .into_iter()
+        .fold(
+            ("", f64::NEG_INFINITY),
+            |best, p| if p.1 > best.1 { p } else { best },
+        )
+        .0
+        .into()
 }

@@ -30,9 +30,11 @@ pub enum Framework {
     /// on fp32 logits, gradients freed every step.
     Torchtitan,
     /// PyTorch FSDP as Composer / llm-foundry, Hugging Face Accelerate and
-    /// Lightning run it: fp32 sharded state, bf16 compute, Hugging Face
-    /// model code ([`LayerCode::HfLlama`] for gated models,
-    /// [`LayerCode::HfGpt2`] otherwise), eager cross-entropy.
+    /// Lightning run it: fp32 sharded state, bf16 compute
+    /// (`MixedPrecision(param_dtype=bf16)`), eager cross-entropy; gated
+    /// models in Hugging Face's Llama code ([`LayerCode::HfLlama`]),
+    /// GPT-style ones in a fused-QKV, one-op-GELU layer
+    /// ([`LayerCode::Plain`]: llm-foundry's MPT block, nanoGPT).
     PytorchFsdp,
     /// Plain PyTorch AMP on one GPU or DDP: fp32 weights (4 bytes), fp32
     /// gradients (4), AdamW's two fp32 moments (8), a bf16 copy of each
@@ -141,11 +143,12 @@ impl Framework {
     }
 
     /// The layer code for a model: Hugging Face's Llama code only runs
-    /// gated models; GPT-style shapes run GPT-2's.
+    /// gated models; a GPT-style shape under that preset runs the plain
+    /// layer (llm-foundry's MPT block saves what it saves).
     #[must_use]
     pub fn code_for(code: LayerCode, gated: bool) -> LayerCode {
         match (code, gated) {
-            (LayerCode::HfLlama, false) => LayerCode::HfGpt2,
+            (LayerCode::HfLlama, false) => LayerCode::Plain,
             (c, _) => c,
         }
     }

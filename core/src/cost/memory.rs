@@ -485,7 +485,15 @@ impl Common {
         // (or recomputation) begins: the working set adds only what
         // outgrows them.
         let working_set = ((working + kept) * tokens - logits).max(0.0);
-        let gradients = dense * bg / sg + experts * bg / sge;
+        // Sharded gradients (ZeRO-2, ZeRO-3) pass through one layer's
+        // unsharded gradient in the reduction's dtype before its
+        // reduce-scatter (FSDP's unit, DeepSpeed's bucket).
+        let bucket = if sg > 1.0 {
+            layer * a.gradient_reduce_bytes
+        } else {
+            0.0
+        };
+        let gradients = dense * bg / sg + experts * bg / sge + bucket;
         // Gradients that live only from the backward pass on grow as the
         // activations and casts are freed: at the peak (the backward's
         // start) only what outgrows them is extra.

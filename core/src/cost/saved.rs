@@ -224,3 +224,26 @@ pub fn per_token(
     };
     (replicated, split, scores)
 }
+
+/// What torchtitan's per-op selective activation checkpointing keeps per
+/// token of a layer, as (replicated, split): the layer's input (its
+/// checkpoint, 2·d_m) and the outputs of the ops its policy saves — every
+/// other matmul (wq, wv, w1, w2 of wq, wk, wv, wo, w1, w3, w2: 2·q +
+/// 2·kv + 2·I + 2·d_m), the attention's output and log-sum-exp (2·q +
+/// 4·a) — everything else recomputed (`_save_list` and `_custom_policy` in
+/// torchtitan's `activation_checkpoint.py`: "saves output of all compute
+/// ops, except every second mm").
+#[must_use]
+pub fn op_sac_per_token(model: &ModelShape) -> (f64, f64) {
+    let dm = model.width() as f64;
+    let q = model.attention_width() as f64;
+    let kv = model.kv_width();
+    let ffn = match model.experts {
+        None => f64::from(model.ffn),
+        Some(e) => f64::from(e.ffn) * f64::from(e.top_k + e.shared),
+    };
+    (
+        4.0 * dm,
+        4.0 * q + 2.0 * kv + 2.0 * ffn + 4.0 * f64::from(model.heads),
+    )
+}

@@ -86,6 +86,15 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
     let everything = rep / t_sp + (split + scores) / t;
     match cfg.activation {
         ActivationModel::None => (everything, 0.0),
+        // torchtitan's selective checkpointing is per op
+        // (`activation_checkpoint.mode = "selective"`, option "op"):
+        // [`crate::cost::saved::op_sac_per_token`] kept, the rest
+        // recomputed in the layer's backward.
+        ActivationModel::Selective if a.layer_code == crate::cost::saved::LayerCode::Torchtitan => {
+            let (rep_k, split_k) = crate::cost::saved::op_sac_per_token(model);
+            let kept = rep_k / t_sp + split_k / t;
+            (kept, (everything - kept).max(0.0))
+        }
         ActivationModel::Selective => (rep / t_sp + split / t, scores / t),
         ActivationModel::Full | ActivationModel::Paper => {
             // Plain AMP's residual stream is fp32: its checkpoints too.
