@@ -1,9 +1,9 @@
 //! The browser around the page: the document, the URL, the colour scheme,
 //! canvas refits and downloads. No formula lives here.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::HtmlCanvasElement as Canvas;
 
 #[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
 // Morphs el's children into the markup html: nodes of the same kind and
@@ -156,13 +156,13 @@ pub fn relayout() -> RwSignal<u32> {
 /// Fits `canvases` (with their CSS heights) when `epoch` has moved on since
 /// `fitted`; not before one of them is on the page (some are not, in an
 /// embedded view).
-pub fn refit(fitted: StoredValue<Option<u32>>, epoch: u32, canvases: &[(NodeRef<Canvas>, f64)]) {
+pub fn refit(fitted: StoredValue<Option<u32>>, epoch: u32, canvases: &[(ById<Canvas>, f64)]) {
     if fitted.get_value() == Some(epoch) {
         return;
     }
     let mut any = false;
     for (node, h) in canvases {
-        if let Some(c) = node.get_untracked() {
+        if let Some(c) = node.get() {
             crate::backend::fit(&c, *h);
             any = true;
         }
@@ -252,4 +252,29 @@ pub fn watch_in_view(el: &web_sys::Element, flag: RwSignal<bool>) {
     }
     // Lives as long as the page.
     cb.forget();
+}
+
+/// An element of the page found by its `id`: the handle the charts keep to
+/// their canvases and cards. Leptos's `NodeRef` does the same reactively,
+/// but its thread check brings `std::thread::current` into the wasm
+/// (~2 KB gzip); a card's effects run once it is mounted, so a look-up by
+/// id finds it.
+pub struct ById<E>(pub &'static str, core::marker::PhantomData<E>);
+
+impl<E> Clone for ById<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for ById<E> {}
+
+impl<E: JsCast> ById<E> {
+    /// The element with id `id`, typed as `E`.
+    pub const fn new(id: &'static str) -> Self {
+        Self(id, core::marker::PhantomData)
+    }
+    /// The element, when it is on the page.
+    pub fn get(&self) -> Option<E> {
+        document().get_element_by_id(self.0)?.dyn_into().ok()
+    }
 }

@@ -287,3 +287,65 @@ fn korthikanti_figure_1_within_ten_per_cent() {
         }
     }
 }
+
+/// torchtitan's published runs (`benchmarks/llama3_h100_202412_torchtitan.md`
+/// in pytorch/torchtitan: Llama 3.1 8B, 70B and 405B on H100s with 96 GB,
+/// FSDP2 with TP, PP and CP, bf16 and float8; "memory" is the peak
+/// reserved by PyTorch's allocator) all ran: under the torchtitan preset
+/// none is "does not fit", and plan3d's peak stays under what the
+/// allocator reserved. The errors are printed; float8's own buffers and
+/// the allocator's caching are not modelled, so plan3d is low (most at
+/// 405B with a pipeline).
+#[test]
+fn torchtitan_published_runs_fit() {
+    // (reserved GiB, request fields)
+    let runs = [
+        (
+            82.4,
+            r#""model": "llama-3.1-8b", "data": 8, "micro_batch": 2, "global_batch": 16, "recompute": "selective""#,
+        ),
+        (
+            67.0,
+            r#""model": "llama-3.1-8b", "data": 128, "micro_batch": 2, "global_batch": 256, "recompute": "selective""#,
+        ),
+        (
+            83.9,
+            r#""model": "llama-3.1-8b", "seq_len": 32768, "data": 8, "micro_batch": 1, "global_batch": 8, "recompute": "full", "precision": "fp8""#,
+        ),
+        (
+            84.5,
+            r#""model": "llama-3.1-8b", "seq_len": 262144, "data": 1, "context_parallel": 8, "micro_batch": 1, "global_batch": 1, "recompute": "full", "precision": "fp8""#,
+        ),
+        (
+            71.9,
+            r#""model": "llama-3.1-70b", "data": 32, "tensor": 8, "micro_batch": 16, "global_batch": 512, "recompute": "full", "precision": "fp8", "sequence_parallel": true"#,
+        ),
+        (
+            82.5,
+            r#""model": "llama-3.1-405b", "data": 8, "tensor": 8, "pipe": 8, "micro_batch": 1, "global_batch": 256, "recompute": "full", "precision": "fp8", "sequence_parallel": true"#,
+        ),
+        (
+            72.7,
+            r#""model": "llama-3.1-405b", "data": 8, "tensor": 8, "pipe": 8, "virtual_stages": 2, "micro_batch": 1, "global_batch": 256, "recompute": "full", "precision": "fp8", "sequence_parallel": true"#,
+        ),
+        (
+            84.9,
+            r#""model": "llama-3.1-405b", "seq_len": 262144, "data": 1, "context_parallel": 8, "tensor": 8, "pipe": 8, "micro_batch": 1, "global_batch": 8, "recompute": "full", "precision": "fp8", "sequence_parallel": true"#,
+        ),
+    ];
+    for (reserved, fields) in runs {
+        let r = format!(
+            r#"{{ {fields}, "gpu": "h100-sxm", "gpu_memory": 96, "node_size": 8,
+                "method": "partitioned", "zero": "3", "framework": "torchtitan" }}"#
+        );
+        let out = plan3d_core::api::json::call("evaluate", &r).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let peak = v["memory"]["peak_bytes"].as_f64().unwrap() / 1073741824.0;
+        println!(
+            "{fields}: reserved {reserved} GiB, plan3d {peak:.1} GiB ({:+.0} %)",
+            100.0 * (peak / reserved - 1.0)
+        );
+        assert_eq!(v["fits"], true, "{fields}");
+        assert!(peak < reserved * 1.05, "{fields}: {peak}");
+    }
+}

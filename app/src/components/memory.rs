@@ -1,12 +1,11 @@
 //! The memory chart: what stays on each GPU, per method.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use crate::app::OutputsMemo;
 use crate::backend::Measured;
 use crate::charts::{self};
-use crate::dom::{dark_mode, refit, relayout};
+use crate::dom::{dark_mode, refit, relayout, ById};
 use plotters::prelude::IntoDrawingArea;
 
 /// Memory per GPU of each method's plan against the GPU's memory.
@@ -16,7 +15,7 @@ pub fn MemoryChart(
     inputs: RwSignal<plan3d_core::state::Inputs>,
 ) -> impl IntoView {
     let epoch = relayout();
-    let mem_canvas = NodeRef::<Canvas>::new();
+    let mem_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-mem-canvas");
     let mem_fitted = StoredValue::new(None);
     Effect::new(move |_| {
         refit(mem_fitted, epoch.get(), &[(mem_canvas, 300.0)]);
@@ -36,7 +35,7 @@ pub fn MemoryChart(
     view! {
         <section class="p3-card" aria-labelledby="p3-mem-h">
             <h2 id="p3-mem-h">{move || if inputs.with(|i| i.practice()) { "Memory per GPU, heaviest pipeline stage" } else { "Memory per GPU" }}</h2>
-            <canvas node_ref=mem_canvas width="720" height="300" class="p3-chart" data-testid="memory-chart"
+            <canvas id="p3-mem-canvas" width="720" height="300" class="p3-chart" data-testid="memory-chart"
                 role="img" aria-label="Stacked memory per GPU for each method against the GPU's memory"></canvas>
         </section>
     }

@@ -1,6 +1,5 @@
 //! The scaling chart (figs. 4, 5, 8).
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
 use plan3d_core::{
     planner,
@@ -11,7 +10,7 @@ use plan3d_core::{
 use crate::app::{shown, OptimumSignal, OutputsMemo, ScalingRows, Shared};
 use crate::backend::Measured;
 use crate::charts::{self, XMap};
-use crate::dom::{dark_mode, embedded, refit, relayout};
+use crate::dom::{dark_mode, embedded, refit, relayout, ById};
 use crate::fmt;
 use plotters::prelude::IntoDrawingArea;
 
@@ -43,7 +42,7 @@ pub fn Scaling(
     /// Set while the card is near the screen (the sweep runs only then).
     live: RwSignal<bool>,
 ) -> impl IntoView {
-    let card = NodeRef::<leptos::html::Section>::new();
+    let card = ById::<web_sys::Element>::new("p3-scale-card");
     Effect::new(move |done: Option<bool>| {
         if done == Some(true) {
             return true;
@@ -58,8 +57,8 @@ pub fn Scaling(
     let epoch = relayout();
     // Shorter in a 600 × 400 embed, so that the axes show.
     let chart_h = if embedded() { 250.0 } else { 360.0 };
-    let scale_canvas = NodeRef::<Canvas>::new();
-    let marker_canvas = NodeRef::<Canvas>::new();
+    let scale_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-scale-canvas");
+    let marker_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-scale-marker");
     let xmap = RwSignal::new(XMap::default());
     // The chart's size in logical pixels, to place the marks in per cent.
     let size = RwSignal::new((1.0, 1.0));
@@ -162,7 +161,7 @@ pub fn Scaling(
         Some(format!("X{x} ({} parameters): {per}", fmt::params(params)))
     };
     let on_move = move |e: web_sys::MouseEvent| {
-        let Some(c) = scale_canvas.get_untracked() else {
+        let Some(c) = scale_canvas.get() else {
             return;
         };
         // The chart's logical pixels over CSS pixels (1 once fitted).
@@ -202,7 +201,7 @@ pub fn Scaling(
         hovered.set(Some(grid[k].params));
     };
     view! {
-        <section class="p3-card" aria-labelledby="p3-scale-h" node_ref=card>
+        <section class="p3-card" aria-labelledby="p3-scale-h" id="p3-scale-card">
             <h2 id="p3-scale-h">{move || if i_practice() {
                 "Scaling: the practice search's plan per method"
             } else {
@@ -229,9 +228,9 @@ pub fn Scaling(
                 )
             })}</p>
             <div class="p3-stack">
-                <canvas node_ref=scale_canvas width="720" height="360" class="p3-chart" data-testid="scaling-chart"
+                <canvas id="p3-scale-canvas" width="720" height="360" class="p3-chart" data-testid="scaling-chart"
                     role="img" aria-label="Training time of the fastest plan per method against model size"></canvas>
-                <canvas node_ref=marker_canvas width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
+                <canvas id="p3-scale-marker" width="720" height="360" class="p3-chart p3-overlay" data-testid="scaling-marker"
                     tabindex="0" aria-label="Read the scaling chart: the left and right arrow keys step through model sizes"
                     aria-describedby="p3-scale-read" on:mousemove=on_move on:keydown=on_key></canvas>
                 <div class="p3-overlay p3-marks" aria-hidden="true" id="p3-scale-marks"></div>

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
 use plan3d_core::{
     planner::{self},
@@ -10,7 +9,7 @@ use plan3d_core::{
 };
 
 use crate::app::{PlanTimeline, Shared};
-use crate::dom::{dark_mode, embedded, refit, relayout};
+use crate::dom::{dark_mode, embedded, refit, relayout, ById};
 use crate::fmt;
 use crate::timeline::{self, Timeline};
 
@@ -67,7 +66,7 @@ pub fn Schedules(
     /// Embed mode: the animation without the comparisons.
     only: bool,
 ) -> impl IntoView {
-    let card = NodeRef::<leptos::html::Section>::new();
+    let card = ById::<web_sys::Element>::new("p3-sched-card");
     Effect::new(move |done: Option<bool>| {
         if done == Some(true) {
             return true;
@@ -103,16 +102,16 @@ pub fn Schedules(
     let speed = RwSignal::new(1.0_f64);
     let frames = RwSignal::new(0_u64);
     let last = StoredValue::new(None);
-    let main_canvas = NodeRef::<Canvas>::new();
+    let main_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-timeline-canvas");
     animate(t, playing, speed, last, frames, live.in_view);
     // A new plan restarts the animation, mid-step: lanes already at work.
     Effect::new(move |_| {
         plan_tl.track();
         t.set(OPENING);
     });
-    let mem_canvas = NodeRef::<Canvas>::new();
-    let cmp_a = NodeRef::<Canvas>::new();
-    let cmp_b = NodeRef::<Canvas>::new();
+    let mem_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-strip-canvas");
+    let cmp_a = ById::<web_sys::HtmlCanvasElement>::new("p3-cmp-a");
+    let cmp_b = ById::<web_sys::HtmlCanvasElement>::new("p3-cmp-b");
     let epoch = relayout();
     // Shorter in a 600 × 400 embed, so that the timeline shows whole.
     let (main_h, mem_h) = if embedded() {
@@ -232,7 +231,7 @@ pub fn Schedules(
         })
     };
     view! {
-        <section class="p3-card" aria-labelledby="p3-sched-h" node_ref=card>
+        <section class="p3-card" aria-labelledby="p3-sched-h" id="p3-sched-card">
             <h2 id="p3-sched-h" data-testid="schedule-title">{move || plan_tl.get().0.as_ref().as_ref().map_or_else(
                 || "Schedule of the plan".to_string(),
                 |p| {
@@ -276,7 +275,7 @@ pub fn Schedules(
                 </span>
 
             </div>
-            <canvas node_ref=main_canvas width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
+            <canvas id="p3-timeline-canvas" width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
             <p class="p3-legend" data-testid="timeline-legend">
                 <span class="p3-key"><span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last)"</span>
@@ -287,7 +286,7 @@ pub fn Schedules(
                 <span class="p3-key"><span class="p3-swatch p3-swatch--send"></span>"pipeline send"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--offload"></span>"CPU offload"</span>
             </p>
-            <canvas node_ref=mem_canvas width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
+            <canvas id="p3-strip-canvas" width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>
             <p class="p3-hint" data-testid="memory-caption">{memory_caption}</p>
             {(!only).then(|| view! {
@@ -309,11 +308,11 @@ pub fn Schedules(
             </select>
             <div class="p3-pair">
                 <figure>
-                    <canvas node_ref=cmp_a width="470" height="170" class="p3-chart" data-testid="compare-a" role="img" aria-label="First schedule of the comparison"></canvas>
+                    <canvas id="p3-cmp-a" width="470" height="170" class="p3-chart" data-testid="compare-a" role="img" aria-label="First schedule of the comparison"></canvas>
                     <figcaption>{cmp_label(0)}</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=cmp_b width="470" height="170" class="p3-chart" data-testid="compare-b" role="img" aria-label="Second schedule of the comparison"></canvas>
+                    <canvas id="p3-cmp-b" width="470" height="170" class="p3-chart" data-testid="compare-b" role="img" aria-label="Second schedule of the comparison"></canvas>
                     <figcaption>{cmp_label(1)}</figcaption>
                 </figure>
             </div>

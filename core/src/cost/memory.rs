@@ -433,7 +433,16 @@ impl Common {
         };
         let zero = step::zero_of(cfg);
         let layer = self.layer_dense + self.layer_experts;
+        // torchtitan with a pipeline: FSDP2 keeps the stage's weights
+        // gathered for the step (`reshard_after_forward` is off when PP is
+        // on, `torchtitan/distributed/fsdp.py`) and the pipeline schedule
+        // accumulates its gradients unsharded until the last micro-batch's
+        // backward (`set_requires_gradient_sync(False)`).
+        let per_step_fsdp = a.framework == crate::cost::framework::Framework::Torchtitan
+            && cfg.pipe > 1
+            && matches!(zero, Zero::Three | Zero::ThreePerStep);
         let gathered = match zero {
+            _ if per_step_fsdp => 2.0 * params,
             Zero::Three => 2.0 * 2.0 * layer,
             Zero::ThreePerStep => 2.0 * params,
             _ => 0.0,
@@ -488,7 +497,9 @@ impl Common {
         // Sharded gradients (ZeRO-2, ZeRO-3) pass through one layer's
         // unsharded gradient in the reduction's dtype before its
         // reduce-scatter (FSDP's unit, DeepSpeed's bucket).
-        let bucket = if sg > 1.0 {
+        let bucket = if per_step_fsdp {
+            params * a.gradient_reduce_bytes
+        } else if sg > 1.0 {
             layer * a.gradient_reduce_bytes
         } else {
             0.0
@@ -496,8 +507,10 @@ impl Common {
         let gradients = dense * bg / sg + experts * bg / sge + bucket;
         // Gradients that live only from the backward pass on grow as the
         // activations and casts are freed: at the peak (the backward's
-        // start) only what outgrows them is extra.
-        let gradients = if a.frees_gradients {
+        // start) only what outgrows them is extra. Accumulated over several
+        // micro-batches, they are all there while the next one's
+        // activations are.
+        let gradients = if a.frees_gradients && cfg.micro_batches == 1 && !per_step_fsdp {
             (gradients - (activations + working_set + casts + logits)).max(0.0)
         } else {
             gradients
