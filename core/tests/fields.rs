@@ -349,8 +349,8 @@ fn an_exact_cluster_size_is_used_exactly() {
 
 /// Under practice, a method with no plan is explained on the page as the
 /// CLI explains it: the closest miss and the nearest change with its plan
-/// (X160 on 8 A100s of 40 GB: the state alone needs 2 642 GiB a GPU; the
-/// fewest GPUs that hold it, 640). Under paper, the rules' advice stays.
+/// (X160 on 8 A100s of 40 GB: the state alone needs 2 346 GiB a GPU; the
+/// fewest GPUs that hold it, 512). Under paper, the rules' advice stays.
 #[test]
 fn no_plan_on_the_page_says_why_as_the_cli_does() {
     let (i, _) = Inputs::from_query("model=x160&gpu=a100-40gb&gpus=8&method=baseline");
@@ -360,7 +360,7 @@ fn no_plan_on_the_page_says_why_as_the_cli_does() {
     let text = e.to_string();
     assert!(text.starts_with("no plan: no configuration satisfies the constraints. Closest: memory: the lightest layout tried"), "{text}");
     assert!(
-        text.contains("with a GPU budget of at least 640 (max_gpus 640)"),
+        text.contains("with a GPU budget of at least 512 (max_gpus 512)"),
         "{text}"
     );
     // A method with a plan has nothing to explain.

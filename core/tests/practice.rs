@@ -96,11 +96,18 @@ fn eighteen_bytes_and_their_shards() {
         ..GPT3
     };
     let p = m.params();
-    let a = Assumptions::PRACTICE;
+    // Gradients kept in fp32 (`grad_reduce_in_fp32`): 18 bytes; bf16 ones,
+    // Megatron-Core's default, 16.
+    let a = Assumptions {
+        gradient_reduce_bytes: 4.0,
+        ..Assumptions::PRACTICE
+    };
     let base = Config {
         data: 8,
         ..Config::default()
     };
+    let bf16 = stage_memory(&m, &base, &Assumptions::PRACTICE, 0);
+    assert_eq!(bf16.gradients.0, 2.0 * p);
     let state = |zero| {
         let s = stage_memory(&m, &Config { zero, ..base }, &a, 0);
         (s.weights.0, s.gradients.0, s.optimizer.0)
@@ -323,7 +330,12 @@ fn fp8_runs_the_linear_gemms_at_the_fp8_peak() {
         activation: ActivationModel::Selective,
         ..Config::default()
     };
-    let bf = Assumptions::PRACTICE;
+    // FP8 copies beside bf16 weights (Transformer Engine without FP8
+    // primary weights); `fp8_params` below.
+    let bf = Assumptions {
+        fp8_params: false,
+        ..Assumptions::PRACTICE
+    };
     let f8 = Assumptions {
         compute: Compute::Fp8,
         ..bf
@@ -377,6 +389,14 @@ fn fp8_runs_the_linear_gemms_at_the_fp8_peak() {
         2.0 * 96.0 * m.layer_params() / 8.0,
         1e-12
     ));
+    // FP8 primary weights (NeMo's `fp8_params`, Megatron-Core's default
+    // here): 1 byte each and a cached 1-byte transpose, in place of bf16's
+    // 2: the layers' weights no heavier than bf16.
+    let p8 = Assumptions {
+        fp8_params: true,
+        ..f8
+    };
+    assert!(close(weights(&p8), weights(&bf), 1e-12));
     // Activations: the FP8 GEMMs' inputs kept in 1 byte, not 2: per token
     // and layer d_m (QKV input) + d_m (FFN input), split by sequence
     // parallelism, + d_m (output projection's input) + 4·d_m (fc2's),

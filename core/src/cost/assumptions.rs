@@ -452,6 +452,9 @@ pub struct Assumptions {
     /// The caching allocator's fragmentation, a share of what a step
     /// allocates and frees ([`crate::cost::framework::FRAGMENTATION`]).
     pub fragmentation: f64,
+    /// With FP8 GEMMs, the layers' weights are kept in FP8 (1 byte and a
+    /// cached transpose) instead of bf16 with FP8 copies beside them.
+    pub fp8_params: bool,
 }
 
 /// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
@@ -488,6 +491,7 @@ impl Assumptions {
         weight_casts: false,
         frees_gradients: false,
         fragmentation: 0.0,
+        fp8_params: false,
     };
 
     /// Today's practice.
@@ -498,8 +502,11 @@ impl Assumptions {
     /// * Megatron-Core's vocab-parallel cross-entropy (6 bytes a logit at
     ///   the last stage's peak, [`CrossEntropy::VocabParallel`]);
     /// * data-parallel traffic overlapped with compute (Megatron-Core's
-    ///   `overlap_grad_reduce`, `overlap_param_gather`), gradients reduced
-    ///   in fp32 (Megatron's `main_grad`); tensor-parallel collectives
+    ///   `overlap_grad_reduce`, `overlap_param_gather`), gradients kept and
+    ///   reduced in bf16 (Megatron-Core's `DistributedDataParallelConfig`
+    ///   default `grad_reduce_in_fp32 = False`, as NVIDIA's performance
+    ///   recipes run it: the DGX Cloud recipe of the calibration set);
+    ///   with FP8, the layers' weights in FP8 (NeMo's `fp8_params`); tensor-parallel collectives
     ///   overlapped with the GEMMs (NeMo's `ub_tp_comm_overlap`, on in its
     ///   H100 recipes);
     /// * collectives at 80 % of a link's per-direction bandwidth: NCCL's
@@ -526,7 +533,7 @@ impl Assumptions {
         cross_entropy: CrossEntropy::VocabParallel,
         overlap_data: true,
         overlap_tensor: true,
-        gradient_reduce_bytes: 4.0,
+        gradient_reduce_bytes: 2.0,
         bus_efficiency: 0.8,
         reserve: Bytes(
             crate::cost::framework::CUDA_CONTEXT.0 + crate::cost::framework::NCCL_BUFFERS.0,
@@ -542,6 +549,7 @@ impl Assumptions {
         weight_casts: false,
         frees_gradients: false,
         fragmentation: crate::cost::framework::FRAGMENTATION,
+        fp8_params: true,
     };
 }
 

@@ -11,7 +11,8 @@ use crate::units::{Bytes, GIB};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Framework {
     /// Megatron-Core (NeMo, Megatron-LM today) with Transformer Engine:
-    /// bf16 weights, fp32 main gradients in the reduction's dtype and the
+    /// bf16 weights (FP8 ones with FP8 GEMMs: NeMo's `fp8_params`), main
+    /// gradients in the reduction's dtype (bf16 by default) and the
     /// distributed optimizer's fp32 main weights and moments
     /// (`megatron/core/distributed/param_and_grad_buffer.py`,
     /// `optimizer/distrib_optimizer.py`), TE's fused layers
@@ -107,7 +108,10 @@ impl Framework {
         match self {
             Self::MegatronCore => {
                 a.precision = Precision::MixedAdam;
-                a.gradient_reduce_bytes = 4.0;
+                // `DistributedDataParallelConfig.grad_reduce_in_fp32` is
+                // off by default; NVIDIA's performance recipes keep it off.
+                a.gradient_reduce_bytes = 2.0;
+                a.fp8_params = true;
                 a.layer_code = LayerCode::Fused;
                 a.dropout = false;
                 a.weight_casts = false;
@@ -119,6 +123,7 @@ impl Framework {
                 // DeepSpeed keeps and reduces bf16 gradients; Megatron its
                 // fp32 `main_grad`.
                 a.gradient_reduce_bytes = if self == Self::Deepspeed { 2.0 } else { 4.0 };
+                a.fp8_params = false;
                 a.layer_code = LayerCode::Megatron2022;
                 a.dropout = true;
                 a.weight_casts = false;
@@ -128,6 +133,7 @@ impl Framework {
             Self::Torchtitan | Self::PytorchFsdp | Self::Pytorch => {
                 a.precision = Precision::Fp32Adam;
                 a.gradient_reduce_bytes = 4.0;
+                a.fp8_params = false;
                 a.layer_code = match self {
                     Self::Torchtitan => LayerCode::Torchtitan,
                     Self::Pytorch => LayerCode::Plain,

@@ -470,12 +470,30 @@ impl Common {
         // FP8: the layers' weights cast to FP8 and transposed, cached; of
         // the gathered layers only where ZeRO-3 shards the weights (the
         // FP8 copies are made from the gathered bf16 ones).
-        let fp8_cache = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+        let fp8 = a.compute == crate::cost::assumptions::Compute::Fp8;
+        let fp8_cache = if fp8 {
             let cached = match zero {
                 Zero::Three => 2.0 * layer,
                 _ => layer_w,
             };
-            cached * crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
+            // FP8 primary weights keep only the transpose beside them.
+            let per_param = if a.fp8_params {
+                crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES / 2.0
+            } else {
+                crate::cost::assumptions::FP8_WEIGHT_CACHE_BYTES
+            };
+            cached * per_param
+        } else {
+            0.0
+        };
+        // FP8 primary weights (Transformer Engine's `fp8_model_init`,
+        // NeMo's `fp8_params`, Megatron's `--fp8-param-gather`): the
+        // layers' weights held in 1 byte instead of bw; the embedding and
+        // head stay in bf16.
+        let fp8_saving = if fp8 && a.fp8_params {
+            let copies = step::dual_copies(cfg) * f64::from(layers);
+            (bw - 1.0).max(0.0)
+                * (copies * self.layer_dense / sw + copies * self.layer_experts / swe)
         } else {
             0.0
         };
@@ -520,7 +538,9 @@ impl Common {
         StageMemory {
             stage,
             layers,
-            weights: Bytes(dense * bw / sw + experts * bw / swe + gathered + fp8_cache + casts),
+            weights: Bytes(
+                dense * bw / sw + experts * bw / swe - fp8_saving + gathered + fp8_cache + casts,
+            ),
             gradients: Bytes(gradients),
             optimizer: Bytes(dense * bo / so + experts * bo / soe),
             activations: Bytes(activations),

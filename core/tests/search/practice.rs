@@ -534,8 +534,12 @@ fn practice_search_with_zero_bubble_is_brute_force() {
             // one device, which a 32 k vocabulary makes the slowest here.
             m.vocab = Some(2048);
         }
+        // Gradients kept and reduced in fp32 (Megatron-LM's
+        // `--accumulate-allreduce-grads-in-fp32`): the state that makes a
+        // deeper pipeline, and so ZB-V, worth it in the small-memory case.
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
+            gradient_reduce_bytes: 4.0,
             ..Assumptions::PRACTICE
         };
         let space = Space {
