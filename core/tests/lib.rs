@@ -14,6 +14,7 @@ mod practice;
 mod props;
 #[cfg(feature = "alloc")]
 mod run;
+#[cfg(feature = "serde")]
 mod saved;
 #[cfg(feature = "alloc")]
 mod schedule;
