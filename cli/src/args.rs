@@ -286,6 +286,15 @@ pub(crate) struct PracticeArgs {
     /// grad_reduce_in_fp32; default: the framework's)
     #[arg(long)]
     pub(crate) grad_reduce: Option<String>,
+    /// Full recomputation of only this many layers of each pipeline chunk
+    /// (Megatron-Core's --recompute-method block --recompute-num-layers;
+    /// implies --recompute full); the others keep their activations
+    #[arg(long)]
+    pub(crate) recompute_layers: Option<u32>,
+    /// The activations of this many layers of each pipeline chunk kept in
+    /// CPU memory (Megatron-Core's --cpu-offloading-num-layers)
+    #[arg(long)]
+    pub(crate) offload_layers: Option<u32>,
 }
 
 impl PracticeArgs {
@@ -320,6 +329,8 @@ impl PracticeArgs {
             cross_entropy: self.cross_entropy.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),
+            recompute_layers: self.recompute_layers,
+            offload_layers: self.offload_layers,
         }
     }
 }

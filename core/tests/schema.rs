@@ -199,6 +199,8 @@ proptest! {
                 cross_entropy: v.filter(|&x| x == 2).map(|_| "eager".into()),
                 framework: v.filter(|&x| x == 1).map(|_| "pytorch".into()),
                 grad_reduce: v.filter(|&x| x == 3).map(|_| "bf16".into()),
+                recompute_layers: v.filter(|&x| x == 4).map(|_| 1),
+                offload_layers: v.filter(|&x| x == 2).map(|_| 1),
             },
         };
         round_trip(&r);

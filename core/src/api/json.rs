@@ -200,7 +200,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 22] = [
+pub(crate) const PRACTICE_ONLY: [&str; 24] = [
     "data",
     "pipe",
     "micro_batch",
@@ -223,6 +223,8 @@ pub(crate) const PRACTICE_ONLY: [&str; 22] = [
     "cross_entropy",
     "framework",
     "grad_reduce",
+    "recompute_layers",
+    "offload_layers",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -199,7 +199,15 @@ fn evaluation_of(
         context: p.context_parallel.unwrap_or(1),
         expert: p.expert_parallel.unwrap_or(1),
         head_layers: 0,
+        recompute_layers: p.recompute_layers.unwrap_or(0),
+        offload_layers: p.offload_layers.unwrap_or(0),
     };
+    if !practice && (p.recompute_layers.is_some() || p.offload_layers.is_some()) {
+        return Err(ApiError(
+            "recompute_layers and offload_layers are practice knobs: the paper recomputes every layer"
+                .into(),
+        ));
+    }
     if let Some(rc) = &p.recompute {
         let r = recompute(rc)?;
         if cfg.activation != ActivationModel::Paper && cfg.activation != r {
@@ -210,6 +218,9 @@ fn evaluation_of(
             )));
         }
         cfg.activation = r;
+    } else if practice && cfg.recompute_layers > 0 && cfg.activation == ActivationModel::Paper {
+        // Some layers recomputed: full recomputation of those.
+        cfg.activation = ActivationModel::Full;
     } else if practice && cfg.activation == ActivationModel::Paper {
         cfg.activation = ActivationModel::None;
     }
@@ -336,6 +347,8 @@ fn plan_with(
             global_batch: p.global_batch,
             expert: p.expert_parallel,
             head_layers: p.head_layers,
+            recompute_layers: p.recompute_layers,
+            offload_layers: p.offload_layers,
             zero_bubble: p
                 .pipeline_schedule
                 .as_deref()

@@ -380,6 +380,8 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("cross_entropy", p.cross_entropy.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),
+        ("recompute_layers", p.recompute_layers.is_some()),
+        ("offload_layers", p.offload_layers.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))
@@ -423,5 +425,7 @@ pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         context: e.context_parallel,
         expert: e.expert_parallel,
         head_layers: e.head_layers,
+        recompute_layers: e.recompute_layers,
+        offload_layers: e.offload_layers,
     })
 }

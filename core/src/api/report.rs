@@ -406,6 +406,14 @@ pub struct EvaluationReport {
     /// (the paper's fp32 logits).
     #[cfg_attr(feature = "serde", serde(default))]
     pub cross_entropy: String,
+    /// Layers of each pipeline chunk fully recomputed (0: all, with full
+    /// recomputation).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub recompute_layers: u32,
+    /// Layers of each pipeline chunk whose activations are kept in CPU
+    /// memory.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub offload_layers: u32,
     /// The framework whose memory was counted (practice; empty under
     /// paper).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -534,6 +542,8 @@ impl EvaluationReport {
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
             cross_entropy: e.cross_entropy.name().to_string(),
+            recompute_layers: c.recompute_layers,
+            offload_layers: c.offload_layers,
             framework: if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
                 e.framework.name().to_string()
             } else {

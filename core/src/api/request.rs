@@ -208,6 +208,15 @@ pub struct PracticeRequest {
     /// `grad_reduce_in_fp32`). Default: the framework's.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub grad_reduce: Option<String>,
+    /// Full recomputation of only this many layers of each pipeline chunk
+    /// (Megatron-Core's `--recompute-method block --recompute-num-layers`;
+    /// implies `recompute` `full`); the others keep their activations.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub recompute_layers: Option<u32>,
+    /// The activations of this many layers of each pipeline chunk kept in
+    /// CPU memory (Megatron-Core's `--cpu-offloading-num-layers`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub offload_layers: Option<u32>,
 }
 
 impl Default for PracticeRequest {
@@ -235,6 +244,8 @@ impl Default for PracticeRequest {
             cross_entropy: None,
             framework: None,
             grad_reduce: None,
+            recompute_layers: None,
+            offload_layers: None,
         }
     }
 }

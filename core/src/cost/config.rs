@@ -364,6 +364,18 @@ pub struct Config {
     /// split evenly, the head on top (the paper).
     #[cfg_attr(feature = "serde", serde(default))]
     pub head_layers: u32,
+    /// Full recomputation of only this many layers of each pipeline chunk
+    /// (practice; Megatron-Core's `--recompute-method block
+    /// --recompute-num-layers`): the chunk's other layers keep all their
+    /// activations and are not recomputed. 0: every layer.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub recompute_layers: u32,
+    /// The activations of this many layers of each pipeline chunk kept in
+    /// CPU memory between their forward and backward passes (practice;
+    /// Megatron-Core's `--cpu-offloading-num-layers`), copied over the CPU
+    /// link under the layers' compute. 0: none.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub offload_layers: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -390,6 +402,8 @@ impl Default for Config {
             context: 1,
             expert: 1,
             head_layers: 0,
+            recompute_layers: 0,
+            offload_layers: 0,
         }
     }
 }
@@ -439,6 +453,23 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         });
     }
     check_count("expert-parallel degree", cfg.expert.into(), 1, MAX_DEGREE)?;
+    check_count(
+        "recomputed layers",
+        cfg.recompute_layers.into(),
+        0,
+        model.layers.into(),
+    )?;
+    check_count(
+        "offloaded layers",
+        cfg.offload_layers.into(),
+        0,
+        model.layers.into(),
+    )?;
+    if cfg.recompute_layers > 0 && cfg.activation != ActivationModel::Full {
+        return Err(Error::Incompatible {
+            what: "recompute_layers recomputes some layers fully: it needs recompute full",
+        });
+    }
     match model.experts {
         None if cfg.expert > 1 => {
             return Err(Error::Incompatible {

@@ -378,6 +378,7 @@ struct Common {
     tokens: f64,
     kept: f64,
     working: f64,
+    offloaded: f64,
 }
 
 impl Common {
@@ -393,11 +394,37 @@ impl Common {
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
         let (kept, working) = step::kept_per_token(model, cfg, a);
         // FP8: the FP8 GEMMs' inputs kept in FP8.
-        let kept = if a.compute == crate::cost::assumptions::Compute::Fp8 {
+        let fp8 = a.compute == crate::cost::assumptions::Compute::Fp8;
+        let kept = if fp8 {
             kept - step::fp8_saved_per_token(model, cfg)
         } else {
             kept
         };
+        // Partial recomputation: the layers not recomputed keep what a
+        // layer keeps without recomputation; per layer, on average, the
+        // mix of the two.
+        let share = step::recomputed_share(cfg, model.layers);
+        let kept = if share < 1.0 && matches!(cfg.activation, ActivationModel::Full) {
+            let none = Config {
+                activation: ActivationModel::None,
+                recompute_layers: 0,
+                ..*cfg
+            };
+            let everything = step::kept_per_token(model, &none, a).0
+                - if fp8 {
+                    step::fp8_saved_per_token(model, &none)
+                } else {
+                    0.0
+                };
+            share * kept + (1.0 - share) * everything
+        } else {
+            kept
+        };
+        // Activation offloading: a share of each chunk's layers keeps its
+        // activations in CPU memory.
+        let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
+        let chunk = u64::from(model.layers).div_ceil(chunks).max(1) as f64;
+        let offloaded = (f64::from(cfg.offload_layers) / chunk).min(1.0);
         Self {
             layer_dense,
             layer_experts,
@@ -406,6 +433,7 @@ impl Common {
             tokens,
             kept,
             working,
+            offloaded,
         }
     }
 
@@ -453,6 +481,15 @@ impl Common {
         let checkpoints = f64::from(layers) * in_flight * tokens;
         let host = if cfg.zero_r == crate::cost::config::ZeroR::PaCpu && working > 0.0 {
             step::checkpoint_per_token(model, cfg) * checkpoints
+        } else {
+            0.0
+        };
+        // Offloaded layers' activations live in CPU memory; one layer's
+        // stays staged on the GPU while it is copied out or back.
+        let kept_all = kept * tokens * f64::from(layers) * in_flight;
+        let host = host + self.offloaded * kept_all;
+        let staging = if self.offloaded > 0.0 {
+            kept * tokens
         } else {
             0.0
         };
@@ -507,11 +544,11 @@ impl Common {
         } else {
             0.0
         };
-        let activations = kept * tokens * f64::from(layers) * in_flight;
+        let activations = (1.0 - self.offloaded) * kept_all;
         // The loss's logits are freed before the last layer's backward
         // (or recomputation) begins: the working set adds only what
         // outgrows them.
-        let working_set = ((working + kept) * tokens - logits).max(0.0);
+        let working_set = ((working + kept) * tokens + staging - logits).max(0.0);
         // Sharded gradients (ZeRO-2, ZeRO-3) pass through one layer's
         // unsharded gradient in the reduction's dtype before its
         // reduce-scatter (FSDP's unit, DeepSpeed's bucket).

@@ -460,7 +460,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
         "{h}"
     );
     assert!(
-        h.contains("with a GPU budget of at least 640 (max_gpus 640)"),
+        h.contains("with a GPU budget of at least 512 (max_gpus 512)"),
         "{h}"
     );
     // Under practice each row is its method's best; when the method chosen

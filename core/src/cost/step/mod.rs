@@ -74,7 +74,7 @@ pub fn balanced_head(model: &ModelShape, cfg: &Config, work: WorkCount) -> u32 {
     if cfg.pipe <= 1 || cfg.pipeline_schedule == PipelineSchedule::DualPipe {
         return 0;
     }
-    let layer = passes(cfg.activation) * layer_forward_flops_per_token(model, work);
+    let layer = passes_of(cfg, model.layers) * layer_forward_flops_per_token(model, work);
     let head = 3.0 * logit_forward_flops_per_token(model, work);
     if layer > 0.0 && head > 0.0 {
         // Bounded by the layers: the cast cannot overflow.
@@ -102,6 +102,30 @@ pub fn passes(activation: ActivationModel) -> f64 {
         ActivationModel::Paper | ActivationModel::Full => 4.0,
         ActivationModel::Selective | ActivationModel::None => 3.0,
     }
+}
+
+/// The share of a pipeline chunk's layers that full recomputation
+/// recomputes: all of them, or [`Config::recompute_layers`] of the
+/// ⌈d_l/(p·v)⌉ a chunk holds (Megatron-Core's block method); 0 without
+/// full recomputation.
+#[must_use]
+pub fn recomputed_share(cfg: &Config, layers: u32) -> f64 {
+    match cfg.activation {
+        ActivationModel::Paper | ActivationModel::Full if cfg.recompute_layers > 0 => {
+            let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
+            let chunk = u64::from(layers).div_ceil(chunks).max(1) as f64;
+            (f64::from(cfg.recompute_layers) / chunk).min(1.0)
+        }
+        ActivationModel::Paper | ActivationModel::Full => 1.0,
+        ActivationModel::Selective | ActivationModel::None => 0.0,
+    }
+}
+
+/// [`passes`] with partial recomputation: 3 + the share of the layers
+/// recomputed ([`recomputed_share`]).
+#[must_use]
+pub fn passes_of(cfg: &Config, layers: u32) -> f64 {
+    3.0 + recomputed_share(cfg, layers)
 }
 
 /// Extra forward flops per token and layer that selective recomputation
@@ -306,8 +330,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // The heaviest device: the most layers (device 0) and, on the last
     // device, the logit layer. Take the slower of the two.
     let per_layer_fwd = layer_forward_flops_per_token(model, a.work)
-        + recomputed_attention(model, cfg.activation) / passes(cfg.activation);
-    let passes = passes(cfg.activation);
+        + recomputed_attention(model, cfg.activation) / passes_of(cfg, model.layers);
+    let passes = passes_of(cfg, model.layers);
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
     let layer_traffic = traffic * (rep / t_sp + (split + scores) / t) * tokens * passes;
@@ -536,6 +560,30 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     } else {
         0.0
     };
+    // Activation offloading (Megatron-Core's `--cpu-offloading-num-layers`):
+    // each offloaded layer's activations go to CPU memory after its forward
+    // and come back before its backward, over the CPU link, under the
+    // layer's own compute; only what outlasts it is exposed.
+    let offload = offload
+        + if cfg.offload_layers > 0 {
+            let none = Config {
+                activation: ActivationModel::None,
+                recompute_layers: 0,
+                ..*cfg
+            };
+            let bytes = kept_per_token(model, &none, a).0 * tokens;
+            let copy = bytes / hw.bandwidth(Link::CpuGpu).0;
+            let layer = (layer_gemm * passes.recip()).max(0.0);
+            let exposed_fwd = (copy - layer).max(0.0);
+            let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
+            let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
+            let chunk = u64::from(model.layers).div_ceil(chunks).max(1);
+            let per_device = f64::from(cfg.offload_layers).min(chunk as f64)
+                * f64::from(cfg.virtual_stages.max(1));
+            m * per_device * (exposed_fwd + exposed_bwd)
+        } else {
+            0.0
+        };
 
     // The optimizer step: memory-bound over the local shard.
     let (_, _, opt_shard) = zero.shards(rings.ranks);
@@ -664,7 +712,7 @@ pub fn micro_batch_seconds(
         + parts.expert
         + parts.offload)
         / m;
-    let passes = passes(cfg.activation);
+    let passes = passes_of(cfg, model.layers);
     let factor = if zero_of(cfg).stage() >= 1 { 1.0 } else { 2.0 };
     let rings = DataRing::new(model, hw, cfg, a);
     MicroBatchSeconds {

@@ -2,7 +2,7 @@
 //! device (interleaved and V placements), the head's device, micro-batches
 //! in flight, and the schedule's bubble.
 
-use super::passes;
+use super::passes_of;
 use crate::cost::config::{Config, PipelineSchedule};
 
 /// Layers of chunk `j` of `chunks` when `layers` layers and the head's
@@ -160,17 +160,17 @@ pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
     } else if cfg.pipeline_schedule == PipelineSchedule::ZbH1 {
         // (p−1)(F + B − W) over m(F + B + W): W = F, B the rest of the
         // passes (1 forward-equivalent, 2 with full recomputation).
-        let passes = passes(cfg.activation);
+        let passes = passes_of(cfg, layers);
         (p - 1.0) / m * (passes - 2.0) / passes
     } else if cfg.pipeline_schedule == PipelineSchedule::ZbV {
         // ZB-H1's over half-stage chunks; the simulated order gives
         // (p−1)·B_chunk of idle per device with W = F ≤ B.
-        let passes = passes(cfg.activation);
+        let passes = passes_of(cfg, layers);
         (p - 1.0) / m * (passes - 2.0) / (2.0 * passes)
     } else if cfg.pipeline_schedule == PipelineSchedule::DualPipe {
         // (p/2 − 1)(F&B + B − 3W) over m(F + B + W), B the whole backward
         // (passes − 1 forward-equivalents), F&B = F + B, W = F.
-        let passes = passes(cfg.activation);
+        let passes = passes_of(cfg, layers);
         (p / 2.0 - 1.0) / m * (2.0 * passes - 4.0) / passes
     } else {
         (p - 1.0) / (v * m)

@@ -94,6 +94,8 @@ pub(super) fn evaluate_candidate(
     // collectives, so none is not always the fastest.
     let recomputes: &[ActivationModel] = match space.recompute {
         Some(ref r) => core::slice::from_ref(r),
+        // Some layers recomputed: full recomputation of those.
+        None if space.recompute_layers.is_some_and(|n| n > 0) => &[ActivationModel::Full],
         None => &RECOMPUTE,
     };
     // The floor of this v (and of full recomputation, a third more GEMMs).
@@ -108,7 +110,20 @@ pub(super) fn evaluate_candidate(
                     (pf - 1.0) / mf * bubble_factor(space, v)
                 };
                 let steps = e.tokens / ((d * b * m) as f64 * f64::from(model.seq_len));
-                let recompute = if full { 4.0 / 3.0 } else { 1.0 };
+                // Full recomputation: a third more GEMMs, or that share of
+                // a third when only some layers are recomputed.
+                let recompute = if full {
+                    let part = Config {
+                        pipe: p as u32,
+                        virtual_stages: v as u32,
+                        activation: ActivationModel::Full,
+                        recompute_layers: space.recompute_layers.unwrap_or(0),
+                        ..Config::default()
+                    };
+                    crate::cost::step::passes_of(&part, layers) / 3.0
+                } else {
+                    1.0
+                };
                 steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
             })
     };
@@ -175,6 +190,12 @@ pub(super) fn evaluate_candidate(
                             context: u32::try_from(cp).unwrap_or(u32::MAX),
                             expert: u32::try_from(ep).unwrap_or(u32::MAX),
                             head_layers: 0,
+                            recompute_layers: if full {
+                                space.recompute_layers.unwrap_or(0)
+                            } else {
+                                0
+                            },
+                            offload_layers: space.offload_layers.unwrap_or(0),
                         };
                         cfg.head_layers = space
                             .head_layers

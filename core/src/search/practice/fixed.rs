@@ -252,6 +252,16 @@ fn check_keyed(
             }
         }
     }
+    if let (Some(n), Some(r)) = (space.recompute_layers, space.recompute) {
+        if n > 0 && r != ActivationModel::Full {
+            return Err((
+                "",
+                Error::Incompatible {
+                    what: "recompute_layers recomputes some layers fully: it needs recompute full",
+                },
+            ));
+        }
+    }
     if let (Some(z), Some(r)) = (space.zero_r, space.recompute) {
         if z != ZeroR::None && r != ActivationModel::Full {
             return Err(("", Error::Incompatible {

@@ -112,6 +112,13 @@ pub struct Space {
     /// ([`crate::cost::Config::head_layers`]); by default the head's flops in layers
     /// ([`crate::cost::step::balanced_head`]).
     pub head_layers: Option<u32>,
+    /// Full recomputation of only this many layers of each chunk
+    /// ([`crate::cost::Config::recompute_layers`]): fixes recomputation to
+    /// full.
+    pub recompute_layers: Option<u32>,
+    /// Layers of each chunk whose activations are offloaded
+    /// ([`crate::cost::Config::offload_layers`]).
+    pub offload_layers: Option<u32>,
     /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
     /// there are no virtual stages (`--pipeline-schedule any`); otherwise the search
     /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
