@@ -295,6 +295,12 @@ pub(crate) struct PracticeArgs {
     /// CPU memory (Megatron-Core's --cpu-offloading-num-layers)
     #[arg(long)]
     pub(crate) offload_layers: Option<u32>,
+    /// What selective recomputation recomputes, Megatron-Core's
+    /// --recompute-modules comma-separated: core_attn (default), layernorm,
+    /// mlp, moe, moe_act, shared_experts, mla_up_proj (implies --recompute
+    /// selective)
+    #[arg(long)]
+    pub(crate) recompute_modules: Option<String>,
 }
 
 impl PracticeArgs {
@@ -331,6 +337,7 @@ impl PracticeArgs {
             grad_reduce: self.grad_reduce.clone(),
             recompute_layers: self.recompute_layers,
             offload_layers: self.offload_layers,
+            recompute_modules: self.recompute_modules.clone(),
         }
     }
 }

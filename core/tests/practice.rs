@@ -778,3 +778,45 @@ fn some_layers_recomputed_some_offloaded() {
     };
     assert!(evaluate(&m, &hw, &bad).is_err());
 }
+
+/// Megatron-Core's selective recomputation modules: `core_attn` is the
+/// default; adding `mlp` to a dense gated layer (Megatron-Core's fused
+/// SwiGLU) drops its 6·d_I bytes a token from what is kept, into the
+/// working set, and spends the MLP's forward GEMMs (2·3·d_m·d_I flop a
+/// token) again; `layernorm` drops the two norms' outputs (4·d_m).
+#[test]
+fn recompute_modules_drop_what_they_recompute() {
+    use plan3d_core::cost::saved::Modules;
+    use plan3d_core::cost::step::{kept_per_token, recomputed_flops};
+    let m = model::LLAMA_3_1_70B;
+    let a = Assumptions::PRACTICE;
+    let sel = Config {
+        tensor: 8,
+        sequence_parallel: true,
+        activation: ActivationModel::Selective,
+        ..Config::default()
+    };
+    let with = |modules: &str| Config {
+        recompute_modules: Modules::parse(modules).unwrap(),
+        ..sel
+    };
+    let (k0, w0) = kept_per_token(&m, &sel, &a);
+    assert_eq!((k0, w0), kept_per_token(&m, &with("core_attn"), &a));
+    let (h, ffn) = (m.width() as f64, f64::from(m.ffn));
+    let (k1, w1) = kept_per_token(&m, &with("core_attn,mlp"), &a);
+    assert!(close(k0 - k1, 6.0 * ffn / 8.0, 1e-12));
+    assert!(close(w1 - w0, 6.0 * ffn / 8.0, 1e-12));
+    assert!(close(
+        recomputed_flops(&m, &with("core_attn,mlp")) - recomputed_flops(&m, &sel),
+        2.0 * 3.0 * h * ffn,
+        1e-12
+    ));
+    let (k2, _) = kept_per_token(&m, &with("core_attn,layernorm"), &a);
+    assert!(close(k0 - k2, 4.0 * h / 8.0, 1e-12));
+    assert_eq!(
+        with("layernorm,mlp").recompute_modules.names(),
+        "layernorm,mlp"
+    );
+    assert_eq!(sel.recompute_modules.names(), "core_attn");
+    assert!(Modules::parse("attention").is_err());
+}

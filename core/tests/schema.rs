@@ -201,6 +201,7 @@ proptest! {
                 grad_reduce: v.filter(|&x| x == 3).map(|_| "bf16".into()),
                 recompute_layers: v.filter(|&x| x == 4).map(|_| 1),
                 offload_layers: v.filter(|&x| x == 2).map(|_| 1),
+                recompute_modules: v.filter(|&x| x == 1).map(|_| "moe_act,layernorm".into()),
             },
         };
         round_trip(&r);

@@ -200,7 +200,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 24] = [
+pub(crate) const PRACTICE_ONLY: [&str; 25] = [
     "data",
     "pipe",
     "micro_batch",
@@ -225,6 +225,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 24] = [
     "grad_reduce",
     "recompute_layers",
     "offload_layers",
+    "recompute_modules",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

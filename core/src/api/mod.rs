@@ -201,8 +201,18 @@ fn evaluation_of(
         head_layers: 0,
         recompute_layers: p.recompute_layers.unwrap_or(0),
         offload_layers: p.offload_layers.unwrap_or(0),
+        recompute_modules: p
+            .recompute_modules
+            .as_deref()
+            .map(parse::modules)
+            .transpose()?
+            .unwrap_or_default(),
     };
-    if !practice && (p.recompute_layers.is_some() || p.offload_layers.is_some()) {
+    if !practice
+        && (p.recompute_layers.is_some()
+            || p.offload_layers.is_some()
+            || p.recompute_modules.is_some())
+    {
         return Err(ApiError(
             "recompute_layers and offload_layers are practice knobs: the paper recomputes every layer"
                 .into(),
@@ -218,6 +228,9 @@ fn evaluation_of(
             )));
         }
         cfg.activation = r;
+    } else if practice && cfg.recompute_modules.0 != 0 && cfg.activation == ActivationModel::Paper {
+        // Modules recomputed: selective recomputation of those.
+        cfg.activation = ActivationModel::Selective;
     } else if practice && cfg.recompute_layers > 0 && cfg.activation == ActivationModel::Paper {
         // Some layers recomputed: full recomputation of those.
         cfg.activation = ActivationModel::Full;
@@ -349,6 +362,11 @@ fn plan_with(
             head_layers: p.head_layers,
             recompute_layers: p.recompute_layers,
             offload_layers: p.offload_layers,
+            recompute_modules: p
+                .recompute_modules
+                .as_deref()
+                .map(parse::modules)
+                .transpose()?,
             zero_bubble: p
                 .pipeline_schedule
                 .as_deref()

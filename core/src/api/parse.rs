@@ -382,6 +382,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("grad_reduce", p.grad_reduce.is_some()),
         ("recompute_layers", p.recompute_layers.is_some()),
         ("offload_layers", p.offload_layers.is_some()),
+        ("recompute_modules", p.recompute_modules.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))
@@ -427,5 +428,19 @@ pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         head_layers: e.head_layers,
         recompute_layers: e.recompute_layers,
         offload_layers: e.offload_layers,
+        recompute_modules: if e.recompute == "selective" {
+            modules(&e.recompute_modules)?
+        } else {
+            crate::cost::saved::Modules(0)
+        },
+    })
+}
+
+/// Megatron-Core's `--recompute-modules`, comma-separated.
+pub(super) fn modules(list: &str) -> Result<crate::cost::saved::Modules, ApiError> {
+    crate::cost::saved::Modules::parse(list).map_err(|_| {
+        ApiError(format!(
+            "unknown recompute module in '{list}': use core_attn, layernorm, mlp, moe, moe_act, shared_experts or mla_up_proj"
+        ))
     })
 }

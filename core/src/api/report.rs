@@ -414,6 +414,10 @@ pub struct EvaluationReport {
     /// memory.
     #[cfg_attr(feature = "serde", serde(default))]
     pub offload_layers: u32,
+    /// What selective recomputation recomputes (Megatron-Core's
+    /// `--recompute-modules`), comma-separated; empty without it.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub recompute_modules: String,
     /// The framework whose memory was counted (practice; empty under
     /// paper).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -544,6 +548,11 @@ impl EvaluationReport {
             cross_entropy: e.cross_entropy.name().to_string(),
             recompute_layers: c.recompute_layers,
             offload_layers: c.offload_layers,
+            recompute_modules: if c.activation == crate::memory::ActivationModel::Selective {
+                c.recompute_modules.names()
+            } else {
+                String::new()
+            },
             framework: if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
                 e.framework.name().to_string()
             } else {

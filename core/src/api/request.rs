@@ -217,6 +217,12 @@ pub struct PracticeRequest {
     /// CPU memory (Megatron-Core's `--cpu-offloading-num-layers`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub offload_layers: Option<u32>,
+    /// What selective recomputation recomputes, Megatron-Core's
+    /// `--recompute-modules` comma-separated: `core_attn` (the default),
+    /// `layernorm`, `mlp`, `moe`, `moe_act`, `shared_experts`,
+    /// `mla_up_proj` (implies `recompute` `selective`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub recompute_modules: Option<String>,
 }
 
 impl Default for PracticeRequest {
@@ -246,6 +252,7 @@ impl Default for PracticeRequest {
             grad_reduce: None,
             recompute_layers: None,
             offload_layers: None,
+            recompute_modules: None,
         }
     }
 }

@@ -376,6 +376,10 @@ pub struct Config {
     /// link under the layers' compute. 0: none.
     #[cfg_attr(feature = "serde", serde(default))]
     pub offload_layers: u32,
+    /// The modules selective recomputation recomputes (practice;
+    /// Megatron-Core's `--recompute-modules`); empty: `core_attn`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub recompute_modules: crate::cost::saved::Modules,
 }
 
 #[cfg(feature = "serde")]
@@ -404,6 +408,7 @@ impl Default for Config {
             head_layers: 0,
             recompute_layers: 0,
             offload_layers: 0,
+            recompute_modules: crate::cost::saved::Modules(0),
         }
     }
 }
@@ -465,6 +470,11 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         0,
         model.layers.into(),
     )?;
+    if cfg.recompute_modules.0 != 0 && cfg.activation != ActivationModel::Selective {
+        return Err(Error::Incompatible {
+            what: "recompute_modules names what selective recomputation recomputes: it needs recompute selective",
+        });
+    }
     if cfg.recompute_layers > 0 && cfg.activation != ActivationModel::Full {
         return Err(Error::Incompatible {
             what: "recompute_layers recomputes some layers fully: it needs recompute full",

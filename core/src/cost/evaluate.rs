@@ -384,7 +384,7 @@ fn by_seconds(
     let model_flops = step::model_flops_per_token(model, a.work) * tokens_per_step;
     let per_layer = step::layer_forward_flops_per_token(model, a.work)
         * step::passes_of(cfg, model.layers)
-        + step::recomputed_attention(model, cfg.activation);
+        + step::recomputed_flops(model, cfg);
     let hardware_flops = (f64::from(model.layers) * per_layer
         + 3.0 * step::logit_forward_flops_per_token(model, a.work))
         * tokens_per_step;

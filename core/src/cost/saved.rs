@@ -247,3 +247,176 @@ pub fn op_sac_per_token(model: &ModelShape) -> (f64, f64) {
         4.0 * q + 2.0 * kv + 2.0 * ffn + 4.0 * f64::from(model.heads),
     )
 }
+
+/// The modules Megatron-Core's selective recomputation recomputes
+/// (`--recompute-granularity selective --recompute-modules ...`): each
+/// module's outputs are not kept but computed again in the backward pass.
+/// Empty: Megatron-Core's default, `core_attn` alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Modules(pub u8);
+
+impl Modules {
+    /// The attention's core (scores, softmax, weighted values).
+    pub const CORE_ATTN: Self = Self(1);
+    /// The norms' outputs.
+    pub const LAYERNORM: Self = Self(2);
+    /// A dense layer's whole MLP.
+    pub const MLP: Self = Self(4);
+    /// An MoE layer's whole expert block (dispatch, experts, combine).
+    pub const MOE: Self = Self(8);
+    /// The experts' activation function (SwiGLU's output).
+    pub const MOE_ACT: Self = Self(16);
+    /// The shared experts.
+    pub const SHARED_EXPERTS: Self = Self(32);
+    /// Latent attention's up-projections (queries, keys and values).
+    pub const MLA_UP_PROJ: Self = Self(64);
+    /// Every module with its Megatron-Core name.
+    pub const ALL: [(Self, &'static str); 7] = [
+        (Self::CORE_ATTN, "core_attn"),
+        (Self::LAYERNORM, "layernorm"),
+        (Self::MLP, "mlp"),
+        (Self::MOE, "moe"),
+        (Self::MOE_ACT, "moe_act"),
+        (Self::SHARED_EXPERTS, "shared_experts"),
+        (Self::MLA_UP_PROJ, "mla_up_proj"),
+    ];
+
+    /// What is recomputed: the default is `core_attn`.
+    #[must_use]
+    pub fn effective(self) -> Self {
+        if self.0 == 0 {
+            Self::CORE_ATTN
+        } else {
+            self
+        }
+    }
+
+    /// Whether `m` is among these.
+    #[must_use]
+    pub fn has(self, m: Self) -> bool {
+        self.effective().0 & m.0 != 0
+    }
+
+    /// Parses a comma-separated list of Megatron-Core's names.
+    ///
+    /// # Errors
+    ///
+    /// An unknown module.
+    pub fn parse(list: &str) -> Result<Self, crate::Error> {
+        let mut bits = 0;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let m = Self::ALL
+                .iter()
+                .find(|(_, n)| n.eq_ignore_ascii_case(name))
+                .ok_or(crate::Error::Unknown {
+                    what: "recompute module",
+                })?;
+            bits |= m.0 .0;
+        }
+        Ok(Self(bits))
+    }
+
+    /// The modules' names, comma-separated (`core_attn` for the default).
+    #[cfg(feature = "alloc")]
+    #[must_use]
+    pub fn names(self) -> alloc::string::String {
+        let mut out = alloc::string::String::new();
+        for (m, n) in Self::ALL {
+            if self.has(m) {
+                if !out.is_empty() {
+                    out.push(',');
+                }
+                out.push_str(n);
+            }
+        }
+        out
+    }
+
+    /// Bytes per token a layer does not keep when these modules are
+    /// recomputed, as (replicated, split over the tensor ranks), for the
+    /// heaviest layer [`per_token`] counts (an MoE layer in a mixture of
+    /// experts): the norms' outputs (2 × 2·d_m); a dense MLP's
+    /// intermediates (its d_I term); an MoE block's routed copies and
+    /// expert intermediates; the experts' SwiGLU output (2·d_I·k); the
+    /// shared experts' intermediates; latent attention's up-projected
+    /// queries, keys and values. The attention core's scores are
+    /// [`per_token`]'s third figure.
+    #[must_use]
+    pub fn saved(self, model: &ModelShape, code: LayerCode, amp: bool) -> (f64, f64) {
+        let s = code.saved(model, amp);
+        let dm = model.width() as f64;
+        let mut rep = 0.0;
+        let mut split = 0.0;
+        if self.has(Self::LAYERNORM) {
+            rep += 4.0 * dm;
+        }
+        match model.experts {
+            None => {
+                if self.has(Self::MLP) {
+                    split += s.ffn * f64::from(model.ffn);
+                }
+            }
+            Some(e) => {
+                let (k, sh, f) = (f64::from(e.top_k), f64::from(e.shared), f64::from(e.ffn));
+                if self.has(Self::MOE) {
+                    split += 4.0 * dm * k + s.ffn * f * (k + sh);
+                } else {
+                    if self.has(Self::MOE_ACT) {
+                        split += 2.0 * f * k;
+                    }
+                    if self.has(Self::SHARED_EXPERTS) {
+                        split += s.ffn * f * sh;
+                    }
+                }
+            }
+        }
+        if let (true, Some(l)) = (self.has(Self::MLA_UP_PROJ), model.latent) {
+            let h = f64::from(l.heads);
+            split += 2.0 * h * f64::from(l.nope + l.rope) * 2.0 + 2.0 * h * f64::from(l.v);
+        }
+        (rep, split)
+    }
+
+    /// Forward flops per token and layer (averaged over the layers) the
+    /// recomputation of these modules spends again: the attention scores
+    /// and values (core_attn), a dense MLP's GEMMs, an MoE block's active
+    /// experts', the shared experts', latent attention's up-projections.
+    #[must_use]
+    pub fn flops(self, model: &ModelShape) -> f64 {
+        let dm = model.width() as f64;
+        let mats = if model.gated_mlp { 3.0 } else { 2.0 };
+        let layers = f64::from(model.layers.max(1));
+        let mut f = 0.0;
+        if self.has(Self::CORE_ATTN) {
+            f += model.score_flops_per_token();
+        }
+        match model.experts {
+            None => {
+                if self.has(Self::MLP) {
+                    f += 2.0 * mats * dm * f64::from(model.ffn);
+                }
+            }
+            Some(e) => {
+                let moe = f64::from(model.moe_layers()) / layers;
+                let dense = 1.0 - moe;
+                if self.has(Self::MLP) {
+                    f += dense * 2.0 * mats * dm * f64::from(model.ffn);
+                }
+                let expert = 2.0 * mats * dm * f64::from(e.ffn);
+                if self.has(Self::MOE) {
+                    f += moe * expert * f64::from(e.top_k + e.shared);
+                } else if self.has(Self::SHARED_EXPERTS) {
+                    f += moe * expert * f64::from(e.shared);
+                }
+            }
+        }
+        if let (true, Some(l)) = (self.has(Self::MLA_UP_PROJ), model.latent) {
+            let h = f64::from(l.heads);
+            f += 2.0
+                * (f64::from(l.q_rank) * h * f64::from(l.nope + l.rope)
+                    + f64::from(l.kv_rank) * h * f64::from(l.nope + l.v));
+        }
+        f
+    }
+}

@@ -95,7 +95,24 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
             let kept = rep_k / t_sp + split_k / t;
             (kept, (everything - kept).max(0.0))
         }
-        ActivationModel::Selective => (rep / t_sp + split / t, scores / t),
+        ActivationModel::Selective => {
+            // Megatron-Core's modules: what they keep is computed again.
+            let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
+            let (r, s) = cfg.recompute_modules.saved(model, code, a.weight_casts);
+            let (r, s) = (r.min(rep), s.min(split));
+            let scores_kept = if cfg
+                .recompute_modules
+                .has(crate::cost::saved::Modules::CORE_ATTN)
+            {
+                0.0
+            } else {
+                scores
+            };
+            (
+                (rep - r) / t_sp + (split - s + scores_kept) / t,
+                r / t_sp + (s + scores - scores_kept) / t,
+            )
+        }
         ActivationModel::Full | ActivationModel::Paper => {
             // Plain AMP's residual stream is fp32: its checkpoints too.
             let width = if a.weight_casts { 2.0 } else { 1.0 };
@@ -127,15 +144,41 @@ pub fn fp8_saved_per_token(model: &ModelShape, cfg: &Config) -> f64 {
     }
     let t = f64::from(cfg.tensor);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
+    // What selective recomputation's modules no longer keep saves nothing.
+    let modules = if cfg.activation == ActivationModel::Selective {
+        cfg.recompute_modules
+    } else {
+        crate::cost::saved::Modules(0)
+    };
+    use crate::cost::saved::Modules;
     let down = match model.experts {
+        None if modules.has(Modules::MLP) => 0.0,
         None => f64::from(model.ffn),
-        Some(e) => f64::from(e.ffn) * f64::from(e.top_k + e.shared),
+        Some(_) if modules.has(Modules::MOE) => 0.0,
+        Some(e) => {
+            let routed = if modules.has(Modules::MOE_ACT) {
+                0.0
+            } else {
+                f64::from(e.top_k)
+            };
+            let shared = if modules.has(Modules::SHARED_EXPERTS) {
+                0.0
+            } else {
+                f64::from(e.shared)
+            };
+            f64::from(e.ffn) * (routed + shared)
+        }
     };
     let out = match model.latent {
         None => model.attention_width() as f64,
         Some(l) => f64::from(l.heads) * f64::from(l.v),
     };
-    2.0 * model.width() as f64 / t_sp + (out + down) / t
+    let inputs = if modules.has(Modules::LAYERNORM) {
+        0.0
+    } else {
+        2.0 * model.width() as f64
+    };
+    inputs / t_sp + (out + down) / t
 }
 
 /// Bytes per token of one layer's activation checkpoint on one GPU under

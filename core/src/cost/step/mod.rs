@@ -128,6 +128,18 @@ pub fn passes_of(cfg: &Config, layers: u32) -> f64 {
     3.0 + recomputed_share(cfg, layers)
 }
 
+/// Extra forward flops per token and layer a configuration's
+/// recomputation spends beyond its passes: selective recomputation's
+/// modules ([`crate::cost::saved::Modules::flops`]; by default the
+/// attention scores and values, [`recomputed_attention`]).
+#[must_use]
+pub fn recomputed_flops(model: &ModelShape, cfg: &Config) -> f64 {
+    match cfg.activation {
+        ActivationModel::Selective => cfg.recompute_modules.flops(model),
+        _ => 0.0,
+    }
+}
+
 /// Extra forward flops per token and layer that selective recomputation
 /// spends: the attention scores and values again, 4·d_s·d_m.
 #[must_use]
@@ -330,7 +342,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // The heaviest device: the most layers (device 0) and, on the last
     // device, the logit layer. Take the slower of the two.
     let per_layer_fwd = layer_forward_flops_per_token(model, a.work)
-        + recomputed_attention(model, cfg.activation) / passes_of(cfg, model.layers);
+        + recomputed_flops(model, cfg) / passes_of(cfg, model.layers);
     let passes = passes_of(cfg, model.layers);
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };

@@ -96,6 +96,7 @@ pub(super) fn evaluate_candidate(
         Some(ref r) => core::slice::from_ref(r),
         // Some layers recomputed: full recomputation of those.
         None if space.recompute_layers.is_some_and(|n| n > 0) => &[ActivationModel::Full],
+        None if space.recompute_modules.is_some_and(|m| m.0 != 0) => &[ActivationModel::Selective],
         None => &RECOMPUTE,
     };
     // The floor of this v (and of full recomputation, a third more GEMMs).
@@ -196,6 +197,11 @@ pub(super) fn evaluate_candidate(
                                 0
                             },
                             offload_layers: space.offload_layers.unwrap_or(0),
+                            recompute_modules: if recompute == ActivationModel::Selective {
+                                space.recompute_modules.unwrap_or_default()
+                            } else {
+                                crate::cost::saved::Modules(0)
+                            },
                         };
                         cfg.head_layers = space
                             .head_layers

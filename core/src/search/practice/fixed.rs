@@ -252,6 +252,13 @@ fn check_keyed(
             }
         }
     }
+    if let (Some(m), Some(r)) = (space.recompute_modules, space.recompute) {
+        if m.0 != 0 && r != ActivationModel::Selective {
+            return Err(("", Error::Incompatible {
+                what: "recompute_modules names what selective recomputation recomputes: it needs recompute selective",
+            }));
+        }
+    }
     if let (Some(n), Some(r)) = (space.recompute_layers, space.recompute) {
         if n > 0 && r != ActivationModel::Full {
             return Err((

@@ -119,6 +119,10 @@ pub struct Space {
     /// Layers of each chunk whose activations are offloaded
     /// ([`crate::cost::Config::offload_layers`]).
     pub offload_layers: Option<u32>,
+    /// What selective recomputation recomputes
+    /// ([`crate::cost::Config::recompute_modules`]): fixes recomputation
+    /// to selective.
+    pub recompute_modules: Option<crate::cost::saved::Modules>,
     /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
     /// there are no virtual stages (`--pipeline-schedule any`); otherwise the search
     /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
