@@ -712,6 +712,7 @@ fn the_loss_sets_the_logits_memory() {
 /// their activations; the step computes 3 + 3/12 forward passes a layer.
 /// Offloading 4 of the 12 layers moves a third of the activations to CPU
 /// memory.
+#[cfg(feature = "knobs")]
 #[test]
 fn some_layers_recomputed_some_offloaded() {
     use plan3d_core::cost::step::{kept_per_token, passes_of, recomputed_share};
@@ -784,6 +785,7 @@ fn some_layers_recomputed_some_offloaded() {
 /// SwiGLU) drops its 6·d_I bytes a token from what is kept, into the
 /// working set, and spends the MLP's forward GEMMs (2·3·d_m·d_I flop a
 /// token) again; `layernorm` drops the two norms' outputs (4·d_m).
+#[cfg(feature = "knobs")]
 #[test]
 fn recompute_modules_drop_what_they_recompute() {
     use plan3d_core::cost::saved::Modules;

@@ -597,5 +597,6 @@ mod validation;
 pub use published::{published_batch, published_batch_apart, PublishedBatch, PUBLISHED_BATCHES};
 
 pub use validation::{
-    html, html_out_of_sample, markdown, summary, validate, Check, Validation, OUT_OF_SAMPLE,
+    html, html_out_of_sample, markdown, summary, validate, Check, Validation, DEEPSEEK_V3,
+    OUT_OF_SAMPLE,
 };

@@ -273,16 +273,21 @@ pub const OUT_OF_SAMPLE: &[Check] = &[
         plan3d: 368.0,
         test: "practice.rs::llama3_405b_long_context_stage",
     },
-    Check {
-        run: "DeepSeek-V3 pre-training (arXiv 2412.19437), 2 048 H800",
-        setting: "PP16 EP64 ZeRO-1 FP8, batch 15 360, 14.8 T tokens, all-to-alls overlapped; \
-                  FP8 GEMMs at BF16's fitted fraction (unvalidated)",
-        measure: "M GPU-hours",
-        published: 2.664,
-        plan3d: 2.354,
-        test: "moe.rs::deepseek_v3_pre_training_gpu_hours",
-    },
+    DEEPSEEK_V3,
 ];
+
+/// DeepSeek-V3's published pre-training against plan3d: the page's caveat
+/// on FP8 and experts quotes its error (a constant, so that the page's
+/// wasm holds none of the other checks' words).
+pub const DEEPSEEK_V3: Check = Check {
+    run: "DeepSeek-V3 pre-training (arXiv 2412.19437), 2 048 H800",
+    setting: "PP16 EP64 ZeRO-1 FP8, batch 15 360, 14.8 T tokens, all-to-alls overlapped; \
+              FP8 GEMMs at BF16's fitted fraction (unvalidated)",
+    measure: "M GPU-hours",
+    published: 2.664,
+    plan3d: 2.354,
+    test: "moe.rs::deepseek_v3_pre_training_gpu_hours",
+};
 
 /// The out-of-sample checks as the page's HTML (appended to [`html`]'s
 /// table by `plan3d validate --html`).

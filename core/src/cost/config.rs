@@ -414,6 +414,40 @@ impl Default for Config {
 }
 
 impl Config {
+    /// [`Self::recompute_layers`] as the cost model reads it: without the
+    /// `knobs` feature (the page's build, which cannot set it) always 0, so
+    /// that its code stays out of the page's wasm.
+    #[must_use]
+    pub fn partial_recompute(&self) -> u32 {
+        if cfg!(feature = "knobs") {
+            self.recompute_layers
+        } else {
+            0
+        }
+    }
+
+    /// [`Self::offload_layers`] as the cost model reads it (see
+    /// [`Self::partial_recompute`]).
+    #[must_use]
+    pub fn offloaded_layers(&self) -> u32 {
+        if cfg!(feature = "knobs") {
+            self.offload_layers
+        } else {
+            0
+        }
+    }
+
+    /// [`Self::recompute_modules`] as the cost model reads it (see
+    /// [`Self::partial_recompute`]).
+    #[must_use]
+    pub fn modules(&self) -> crate::cost::saved::Modules {
+        if cfg!(feature = "knobs") {
+            self.recompute_modules
+        } else {
+            crate::cost::saved::Modules(0)
+        }
+    }
+
     /// Batch size b = n_b · n_µ · b_µ, in sequences.
     #[must_use]
     pub fn batch(&self) -> u64 {
@@ -472,12 +506,12 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
     )?;
     if cfg.recompute_modules.0 != 0 && cfg.activation != ActivationModel::Selective {
         return Err(Error::Incompatible {
-            what: "recompute_modules names what selective recomputation recomputes: it needs recompute selective",
+            what: "recompute_modules needs recompute selective",
         });
     }
     if cfg.recompute_layers > 0 && cfg.activation != ActivationModel::Full {
         return Err(Error::Incompatible {
-            what: "recompute_layers recomputes some layers fully: it needs recompute full",
+            what: "recompute_layers needs recompute full",
         });
     }
     match model.experts {

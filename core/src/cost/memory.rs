@@ -405,12 +405,14 @@ impl Common {
         // mix of the two.
         let share = step::recomputed_share(cfg, model.layers);
         let kept = if share < 1.0 && matches!(cfg.activation, ActivationModel::Full) {
+            let t = f64::from(cfg.tensor);
+            let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
+            let (rep, split, scores) = step::saved_per_token(model, a);
             let none = Config {
                 activation: ActivationModel::None,
-                recompute_layers: 0,
                 ..*cfg
             };
-            let everything = step::kept_per_token(model, &none, a).0
+            let everything = rep / t_sp + (split + scores) / t
                 - if fp8 {
                     step::fp8_saved_per_token(model, &none)
                 } else {
@@ -424,7 +426,7 @@ impl Common {
         // activations in CPU memory.
         let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
         let chunk = u64::from(model.layers).div_ceil(chunks).max(1) as f64;
-        let offloaded = (f64::from(cfg.offload_layers) / chunk).min(1.0);
+        let offloaded = (f64::from(cfg.offloaded_layers()) / chunk).min(1.0);
         Self {
             layer_dense,
             layer_experts,

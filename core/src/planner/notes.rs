@@ -81,8 +81,7 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
         v.push(Notice {
             key: "fw".into(),
             value: f.name().into(),
-            reason: "the framework is a practice knob: the paper counts its own memory (C.3)"
-                .into(),
+            reason: "a practice knob: the paper counts its own memory".into(),
             used: "the paper's memory".into(),
             refused: false,
         });

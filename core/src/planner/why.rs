@@ -187,9 +187,7 @@ pub fn caveat(
     if why.is_empty() {
         return None;
     }
-    let check = crate::calibration::OUT_OF_SAMPLE
-        .iter()
-        .find(|c| c.test.ends_with("deepseek_v3_pre_training_gpu_hours"))?;
+    let check = crate::calibration::DEEPSEEK_V3;
     Some(format!(
         "Unvalidated: {}. Likely optimistic: DeepSeek-V3's published layout (FP8, experts, \
          H800s) comes out {:.0} % under its published GPU-hours, and a searched plan can be \

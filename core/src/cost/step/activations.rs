@@ -98,12 +98,9 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
         ActivationModel::Selective => {
             // Megatron-Core's modules: what they keep is computed again.
             let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
-            let (r, s) = cfg.recompute_modules.saved(model, code, a.weight_casts);
+            let (r, s) = cfg.modules().saved(model, code, a.weight_casts);
             let (r, s) = (r.min(rep), s.min(split));
-            let scores_kept = if cfg
-                .recompute_modules
-                .has(crate::cost::saved::Modules::CORE_ATTN)
-            {
+            let scores_kept = if cfg.modules().has(crate::cost::saved::Modules::CORE_ATTN) {
                 0.0
             } else {
                 scores
@@ -146,7 +143,7 @@ pub fn fp8_saved_per_token(model: &ModelShape, cfg: &Config) -> f64 {
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
     // What selective recomputation's modules no longer keep saves nothing.
     let modules = if cfg.activation == ActivationModel::Selective {
-        cfg.recompute_modules
+        cfg.modules()
     } else {
         crate::cost::saved::Modules(0)
     };

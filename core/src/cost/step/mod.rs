@@ -111,10 +111,10 @@ pub fn passes(activation: ActivationModel) -> f64 {
 #[must_use]
 pub fn recomputed_share(cfg: &Config, layers: u32) -> f64 {
     match cfg.activation {
-        ActivationModel::Paper | ActivationModel::Full if cfg.recompute_layers > 0 => {
+        ActivationModel::Paper | ActivationModel::Full if cfg.partial_recompute() > 0 => {
             let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
             let chunk = u64::from(layers).div_ceil(chunks).max(1) as f64;
-            (f64::from(cfg.recompute_layers) / chunk).min(1.0)
+            (f64::from(cfg.partial_recompute()) / chunk).min(1.0)
         }
         ActivationModel::Paper | ActivationModel::Full => 1.0,
         ActivationModel::Selective | ActivationModel::None => 0.0,
@@ -135,7 +135,7 @@ pub fn passes_of(cfg: &Config, layers: u32) -> f64 {
 #[must_use]
 pub fn recomputed_flops(model: &ModelShape, cfg: &Config) -> f64 {
     match cfg.activation {
-        ActivationModel::Selective => cfg.recompute_modules.flops(model),
+        ActivationModel::Selective => cfg.modules().flops(model),
         _ => 0.0,
     }
 }
@@ -577,20 +577,17 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // and come back before its backward, over the CPU link, under the
     // layer's own compute; only what outlasts it is exposed.
     let offload = offload
-        + if cfg.offload_layers > 0 {
-            let none = Config {
-                activation: ActivationModel::None,
-                recompute_layers: 0,
-                ..*cfg
-            };
-            let bytes = kept_per_token(model, &none, a).0 * tokens;
+        + if cfg.offloaded_layers() > 0 {
+            // What an offloaded layer keeps: everything, not recomputed.
+            let (rep, split, scores) = saved_per_token(model, a);
+            let bytes = (rep / t_sp + (split + scores) / t) * tokens;
             let copy = bytes / hw.bandwidth(Link::CpuGpu).0;
             let layer = (layer_gemm * passes.recip()).max(0.0);
             let exposed_fwd = (copy - layer).max(0.0);
             let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
             let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
             let chunk = u64::from(model.layers).div_ceil(chunks).max(1);
-            let per_device = f64::from(cfg.offload_layers).min(chunk as f64)
+            let per_device = f64::from(cfg.offloaded_layers()).min(chunk as f64)
                 * f64::from(cfg.virtual_stages.max(1));
             m * per_device * (exposed_fwd + exposed_bwd)
         } else {

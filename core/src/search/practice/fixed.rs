@@ -254,9 +254,12 @@ fn check_keyed(
     }
     if let (Some(m), Some(r)) = (space.recompute_modules, space.recompute) {
         if m.0 != 0 && r != ActivationModel::Selective {
-            return Err(("", Error::Incompatible {
-                what: "recompute_modules names what selective recomputation recomputes: it needs recompute selective",
-            }));
+            return Err((
+                "",
+                Error::Incompatible {
+                    what: "recompute_modules needs recompute selective",
+                },
+            ));
         }
     }
     if let (Some(n), Some(r)) = (space.recompute_layers, space.recompute) {
@@ -264,7 +267,7 @@ fn check_keyed(
             return Err((
                 "",
                 Error::Incompatible {
-                    what: "recompute_layers recomputes some layers fully: it needs recompute full",
+                    what: "recompute_layers needs recompute full",
                 },
             ));
         }
