@@ -351,3 +351,27 @@ fn torchtitan_published_runs_fit() {
         assert!(peak < reserved * 1.05, "{fields}: {peak}");
     }
 }
+
+/// How much each framework's layer keeps, Llama 3.1 8B, one GPU, no
+/// recomputation, bytes per token per hidden unit (the table of
+/// docs/model.md): Transformer Engine's fused layer keeps least; Megatron
+/// 2022 adds dropout masks and SwiGLU's output; eager PyTorch keeps each
+/// op's own inputs, autocast's copies in fp32 and bf16 (plain AMP), Hugging
+/// Face's RMSNorm its fp32 upcast and the q/k/v and gate/up inputs once per
+/// linear.
+#[test]
+fn what_each_framework_keeps_of_a_llama_layer() {
+    let m = plan3d_core::model::LLAMA_3_1_8B;
+    let h = m.width() as f64;
+    let per_h = |code, amp, dropout| {
+        let (r, s, _) = per_token(&m, code, amp, dropout, true);
+        libm::round((r + s) / h * 100.0) / 100.0
+    };
+    assert_eq!(per_h(LayerCode::Fused, false, false), 34.03);
+    assert_eq!(per_h(LayerCode::Megatron2022, false, true), 43.0);
+    assert_eq!(per_h(LayerCode::Torchtitan, false, false), 41.03);
+    assert_eq!(per_h(LayerCode::Plain, true, false), 45.03);
+    assert_eq!(per_h(LayerCode::Plain, false, false), 41.03);
+    assert_eq!(per_h(LayerCode::HfLlama, true, false), 59.03);
+    assert_eq!(per_h(LayerCode::HfLlama, false, false), 49.03);
+}
