@@ -599,3 +599,43 @@ fn dualpipe_where_the_pipeline_is_fixed() {
         }
     }
 }
+
+/// Under every framework preset (gradients freed between steps, AMP's weight
+/// casts, FSDP's gathered layers, torchtitan's per-op checkpointing and
+/// pipelines, FP8 weights) the search's floors stay floors: it equals brute
+/// force, memory tight and loose.
+#[test]
+fn practice_search_is_brute_force_under_every_framework() {
+    use plan3d_core::cost::framework::Framework;
+    let mut plans = 0;
+    for (f, compute) in Framework::ALL.into_iter().flat_map(|f| {
+        [
+            plan3d_core::cost::assumptions::Compute::Bf16,
+            plan3d_core::cost::assumptions::Compute::Fp8,
+        ]
+        .map(|c| (f, c))
+    }) {
+        for (gpus, batch, mem) in [(16u64, 32u64, 80.0), (16, 32, 1.0), (32, 64, 0.5)] {
+            let m = small(8, 2, 8, 2048, 64);
+            let a = Assumptions {
+                reserve: plan3d_core::units::Bytes(0.0),
+                compute,
+                ..f.apply(Assumptions::PRACTICE)
+            };
+            if search_is_brute(
+                &m,
+                &h100_with(mem),
+                gpus,
+                batch,
+                &a,
+                Space::default(),
+                &MEGATRON_SCHEDULES,
+            )
+            .is_some()
+            {
+                plans += 1;
+            }
+        }
+    }
+    assert!(plans >= 24, "{plans} cases with a plan");
+}
