@@ -12,6 +12,8 @@ mod page;
 mod pipeline;
 mod practice;
 mod props;
+#[cfg(feature = "knobs")]
+mod recompute;
 #[cfg(feature = "alloc")]
 mod run;
 #[cfg(feature = "serde")]

@@ -455,6 +455,15 @@ pub struct Assumptions {
     /// With FP8 GEMMs, the layers' weights are kept in FP8 (1 byte and a
     /// cached transpose) instead of bf16 with FP8 copies beside them.
     pub fp8_params: bool,
+    /// Selective recomputation is per op, as torchtitan's
+    /// `activation_checkpoint.mode = "selective"` runs it
+    /// ([`crate::cost::saved::op_sac_per_token`]), not Megatron's modules.
+    pub op_selective: bool,
+    /// With a pipeline, FSDP keeps each stage's weights gathered for the
+    /// whole step and accumulates its gradients unsharded until the last
+    /// micro-batch (torchtitan: `reshard_after_forward` off with PP, the
+    /// schedule's `set_requires_gradient_sync(False)`).
+    pub pipeline_gathers_step: bool,
 }
 
 /// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
@@ -492,6 +501,8 @@ impl Assumptions {
         frees_gradients: false,
         fragmentation: 0.0,
         fp8_params: false,
+        op_selective: false,
+        pipeline_gathers_step: false,
     };
 
     /// Today's practice.
@@ -550,6 +561,8 @@ impl Assumptions {
         frees_gradients: false,
         fragmentation: crate::cost::framework::FRAGMENTATION,
         fp8_params: true,
+        op_selective: false,
+        pipeline_gathers_step: false,
     };
 }
 

@@ -105,6 +105,11 @@ impl Framework {
     #[must_use]
     pub fn apply(self, mut a: Assumptions) -> Assumptions {
         a.framework = self;
+        // torchtitan's own ways: per-op selective checkpointing, and with a
+        // pipeline the stage gathered for the step
+        // (`torchtitan/distributed/fsdp.py`'s reshard policy).
+        a.op_selective = self == Self::Torchtitan;
+        a.pipeline_gathers_step = self == Self::Torchtitan;
         match self {
             Self::MegatronCore => {
                 a.precision = Precision::MixedAdam;

@@ -424,9 +424,7 @@ impl Common {
         };
         // Activation offloading: a share of each chunk's layers keeps its
         // activations in CPU memory.
-        let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
-        let chunk = u64::from(model.layers).div_ceil(chunks).max(1) as f64;
-        let offloaded = (f64::from(cfg.offloaded_layers()) / chunk).min(1.0);
+        let offloaded = step::offloaded_share(cfg, model.layers);
         Self {
             layer_dense,
             layer_experts,
@@ -463,12 +461,10 @@ impl Common {
         };
         let zero = step::zero_of(cfg);
         let layer = self.layer_dense + self.layer_experts;
-        // torchtitan with a pipeline: FSDP2 keeps the stage's weights
-        // gathered for the step (`reshard_after_forward` is off when PP is
-        // on, `torchtitan/distributed/fsdp.py`) and the pipeline schedule
-        // accumulates its gradients unsharded until the last micro-batch's
-        // backward (`set_requires_gradient_sync(False)`).
-        let per_step_fsdp = a.framework == crate::cost::framework::Framework::Torchtitan
+        // A pipeline whose FSDP gathers each stage for the step
+        // ([`Assumptions::pipeline_gathers_step`]: torchtitan) holds the
+        // stage's bf16 weights and its unsharded gradients.
+        let per_step_fsdp = a.pipeline_gathers_step
             && cfg.pipe > 1
             && matches!(zero, Zero::Three | Zero::ThreePerStep);
         let gathered = match zero {

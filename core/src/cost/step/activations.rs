@@ -90,7 +90,7 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
         // (`activation_checkpoint.mode = "selective"`, option "op"):
         // [`crate::cost::saved::op_sac_per_token`] kept, the rest
         // recomputed in the layer's backward.
-        ActivationModel::Selective if a.layer_code == crate::cost::saved::LayerCode::Torchtitan => {
+        ActivationModel::Selective if a.op_selective => {
             let (rep_k, split_k) = crate::cost::saved::op_sac_per_token(model);
             let kept = rep_k / t_sp + split_k / t;
             (kept, (everything - kept).max(0.0))

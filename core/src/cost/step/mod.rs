@@ -17,6 +17,7 @@
 
 mod activations;
 mod placement;
+mod recompute;
 mod time;
 pub use activations::{
     activation_bytes_per_token, checkpoint_per_token, fp8_saved_per_token, kept_per_token,
@@ -26,6 +27,7 @@ pub use placement::{
     bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,
     stage_layers, v_shaped,
 };
+pub use recompute::{chunk_size, offloaded_share, passes_of, recomputed_flops, recomputed_share};
 pub use time::{KernelClass, StepTime};
 
 use crate::cost::assumptions::{
@@ -90,64 +92,6 @@ pub fn balanced_head(model: &ModelShape, cfg: &Config, work: WorkCount) -> u32 {
 pub fn model_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
     3.0 * (f64::from(model.layers) * layer_forward_flops_per_token(model, work)
         + logit_forward_flops_per_token(model, work))
-}
-
-/// Forward passes a layer computes per training pass: 3 (forward, and the
-/// backward's two GEMMs per forward GEMM), 4 with full recomputation (and
-/// the paper's checkpointing). Selective recomputation adds the attention
-/// scores' forward only ([`recomputed_attention`]).
-#[must_use]
-pub fn passes(activation: ActivationModel) -> f64 {
-    match activation {
-        ActivationModel::Paper | ActivationModel::Full => 4.0,
-        ActivationModel::Selective | ActivationModel::None => 3.0,
-    }
-}
-
-/// The share of a pipeline chunk's layers that full recomputation
-/// recomputes: all of them, or [`Config::recompute_layers`] of the
-/// ⌈d_l/(p·v)⌉ a chunk holds (Megatron-Core's block method); 0 without
-/// full recomputation.
-#[must_use]
-pub fn recomputed_share(cfg: &Config, layers: u32) -> f64 {
-    match cfg.activation {
-        ActivationModel::Paper | ActivationModel::Full if cfg.partial_recompute() > 0 => {
-            let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
-            let chunk = u64::from(layers).div_ceil(chunks).max(1) as f64;
-            (f64::from(cfg.partial_recompute()) / chunk).min(1.0)
-        }
-        ActivationModel::Paper | ActivationModel::Full => 1.0,
-        ActivationModel::Selective | ActivationModel::None => 0.0,
-    }
-}
-
-/// [`passes`] with partial recomputation: 3 + the share of the layers
-/// recomputed ([`recomputed_share`]).
-#[must_use]
-pub fn passes_of(cfg: &Config, layers: u32) -> f64 {
-    3.0 + recomputed_share(cfg, layers)
-}
-
-/// Extra forward flops per token and layer a configuration's
-/// recomputation spends beyond its passes: selective recomputation's
-/// modules ([`crate::cost::saved::Modules::flops`]; by default the
-/// attention scores and values, [`recomputed_attention`]).
-#[must_use]
-pub fn recomputed_flops(model: &ModelShape, cfg: &Config) -> f64 {
-    match cfg.activation {
-        ActivationModel::Selective => cfg.modules().flops(model),
-        _ => 0.0,
-    }
-}
-
-/// Extra forward flops per token and layer that selective recomputation
-/// spends: the attention scores and values again, 4·d_s·d_m.
-#[must_use]
-pub fn recomputed_attention(model: &ModelShape, activation: ActivationModel) -> f64 {
-    match activation {
-        ActivationModel::Selective => model.score_flops_per_token(),
-        _ => 0.0,
-    }
 }
 
 /// Time of a ring collective moving `bytes` per GPU among `n` GPUs: an
@@ -585,9 +529,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
             let layer = (layer_gemm * passes.recip()).max(0.0);
             let exposed_fwd = (copy - layer).max(0.0);
             let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
-            let chunks = u64::from(cfg.pipe.max(1)) * u64::from(cfg.virtual_stages.max(1));
-            let chunk = u64::from(model.layers).div_ceil(chunks).max(1);
-            let per_device = f64::from(cfg.offloaded_layers()).min(chunk as f64)
+            let per_device = offloaded_share(cfg, model.layers)
+                * f64::from(chunk_size(cfg, model.layers))
                 * f64::from(cfg.virtual_stages.max(1));
             m * per_device * (exposed_fwd + exposed_bwd)
         } else {
@@ -686,7 +629,7 @@ impl DataRing {
 pub struct MicroBatchSeconds {
     /// The forward pass of every layer on the device: 1/passes of its
     /// GEMMs, element-wise kernels and exposed tensor, context, expert
-    /// and offload traffic ([`passes`]).
+    /// and offload traffic ([`passes_of`]).
     pub forward: f64,
     /// The backward pass, recomputation included: the other
     /// (passes − 1)/passes.
