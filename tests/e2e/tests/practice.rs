@@ -405,3 +405,42 @@ fn the_explanations_follow_a_slider_once_it_is_still() {
         "why this plan follows a choice at once"
     );
 }
+
+/// The framework select on a desktop (1440 px) takes a real click and the
+/// keyboard: choosing plain PyTorch AMP (four entries down) puts `fw` in
+/// the URL, and "Why this plan" counts the heaviest stage's memory as that
+/// framework allocates it, with AMP's heavier state than Megatron-Core's.
+#[test]
+fn the_framework_select_takes_a_click_and_keys() {
+    let base = serve(dist(), "/");
+    let b = Browser::start(1440, 900);
+    b.goto(&format!(
+        "{base}?model=llama-3.1-8b&gpu=h100-sxm&node=8&gpus=8"
+    ));
+    let why = |who: &str| {
+        b.wait(
+            &format!(
+                "const t = document.body.textContent;
+                 return t.includes('as {who} allocates it') ? t : null;"
+            ),
+            WAIT,
+        );
+    };
+    why("Megatron-Core (NeMo)");
+    let hit = b.click("[data-testid=fw]");
+    assert_eq!(
+        hit, "fw",
+        "the click on the framework select landed on {hit}"
+    );
+    // Down four entries (megatron-2022, torchtitan, pytorch-fsdp, pytorch)
+    // and Enter.
+    b.keys("\u{E015}\u{E015}\u{E015}\u{E015}\u{E007}");
+    b.wait("return location.search.includes('fw=pytorch');", WAIT);
+    why("plain PyTorch AMP");
+    let value = b.exec(
+        "return document.querySelector('[data-testid=fw]').value;",
+        &[],
+    );
+    assert_eq!(value, serde_json::json!("pytorch"));
+    b.screenshot(&artifact("framework-1440"));
+}
