@@ -405,3 +405,19 @@ fn a_gpu_brings_its_node() {
         }
     }
 }
+
+/// The loss shown is the one counted: a framework's own (plain PyTorch's
+/// eager cross-entropy) until `ce` sets another; the paper's fp32 logits
+/// under paper.
+#[test]
+fn the_loss_shown_follows_the_framework() {
+    let text = |q: &str| Inputs::from_query(q).0.described("ce");
+    assert_eq!(text("model=llama-3.1-8b"), "vocab-parallel");
+    assert_eq!(text("model=llama-3.1-8b&fw=pytorch"), "eager");
+    assert_eq!(
+        text("model=llama-3.1-8b&fw=pytorch&ce=fused-linear"),
+        "fused-linear"
+    );
+    assert_eq!(text("model=llama-3.1-8b&fw=torchtitan"), "eager");
+    assert_eq!(text("assume=paper&model=x16"), "logits");
+}

@@ -152,7 +152,7 @@ pub fn Controls(
                     </select>
                 {field_notes(Keys::One("prec"))}
                     <label for="p3-ce" title="what the last pipeline stage holds for one micro-batch's logits">"Loss (cross-entropy)"</label>
-                    <select id="p3-ce" data-testid="ce" prop:value=move || inputs.with(|i| i.cross_entropy.unwrap_or(AssumptionSet::Practice.knobs().cross_entropy).name())
+                    <select id="p3-ce" data-testid="ce" prop:value=move || inputs.with(|i| i.knobs().cross_entropy.name())
                         on:change=move |e| {
                             let v = event_target_value(&e);
                             set(true, Box::new(move |i| if let Ok(c) = CrossEntropy::parse(&v) { i.cross_entropy = Some(c) }));

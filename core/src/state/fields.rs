@@ -171,11 +171,8 @@ impl Inputs {
                     .unwrap_or(crate::cost::framework::Framework::MegatronCore)
                     .name(),
             ),
-            "ce" => String::from(
-                self.cross_entropy
-                    .unwrap_or(crate::cost::assumptions::CrossEntropy::VocabParallel)
-                    .name(),
-            ),
+            // The loss counted: the one set, else the framework's.
+            "ce" => String::from(self.knobs().cross_entropy.name()),
             "lmhead" => self
                 .layout
                 .head_layers
