@@ -5,6 +5,8 @@ mod calibration;
 #[cfg(feature = "alloc")]
 mod fields;
 mod golden;
+#[cfg(feature = "serde")]
+mod kernels;
 #[cfg(feature = "alloc")]
 mod moe;
 #[cfg(feature = "alloc")]

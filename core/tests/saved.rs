@@ -375,3 +375,77 @@ fn what_each_framework_keeps_of_a_llama_layer() {
     assert_eq!(per_h(LayerCode::HfLlama, true, false), 59.03);
     assert_eq!(per_h(LayerCode::HfLlama, false, false), 49.03);
 }
+
+/// A single-GPU step's time under `--framework pytorch` (seconds).
+fn step_seconds(request: &str) -> f64 {
+    let out = plan3d_core::api::json::call("evaluate", request).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["step_seconds"].as_f64().unwrap()
+}
+
+/// The same single-GPU steps' times: plain PyTorch AMP, eager, one H100.
+/// Kernels by shape, autocast's weight casts and eager dispatch brought
+/// the median |error| from 26.7 % to 16.9 % and the largest from 61 % to
+/// 48 %, every step still faster than measured (the issue asks ≤ 10 %:
+/// not reached; what is missing is on the GPU's side, the 13B slice at
+/// micro-batch 2 being 33 % fast with no dispatch wait).
+#[test]
+fn single_gpu_steps_time() {
+    let gpt = |l: u32, heads: u32, head_size: u32, ffn: u32| {
+        format!(
+            r#""seq_len": 2048, "heads": {heads}, "head_size": {head_size}, "layers": {l}, "ffn": {ffn}, "vocab": 50257"#
+        )
+    };
+    let llama8 = r#""seq_len": 8192, "heads": 32, "head_size": 128, "kv_heads": 8, "layers": 4, "ffn": 14336, "vocab": 128256, "gated": true, "no_biases": true, "untied": true"#;
+    let llama3 = |l: u32| {
+        format!(
+            r#""seq_len": 4096, "heads": 24, "head_size": 128, "kv_heads": 8, "layers": {l}, "ffn": 8192, "vocab": 128256, "gated": true, "no_biases": true"#
+        )
+    };
+    let g13 = gpt(24, 16, 128, 8192);
+    let g13b = gpt(4, 40, 128, 20480);
+    let g350 = gpt(24, 16, 64, 4096);
+    let g27 = gpt(8, 32, 80, 10240);
+    let cases: Vec<(String, u32, &str, f64)> = vec![
+        (g13.clone(), 1, "none", 0.0709),
+        (g13.clone(), 2, "none", 0.1118),
+        (g13.clone(), 4, "none", 0.1928),
+        (g13.clone(), 8, "none", 0.3573),
+        (g13, 8, "full", 0.4180),
+        (g13b.clone(), 2, "none", 0.1296),
+        (g13b, 8, "full", 0.4847),
+        (llama8.into(), 1, "none", 0.1705),
+        (llama8.into(), 2, "none", 0.3192),
+        (g350.clone(), 1, "none", 0.036_483),
+        (g350.clone(), 4, "none", 0.083_616),
+        (g350, 8, "full", 0.177_747),
+        (g27.clone(), 1, "none", 0.045_354),
+        (g27.clone(), 4, "none", 0.131_224),
+        (g27, 4, "full", 0.147_939),
+        (llama3(4), 1, "none", 0.057_519),
+        (llama3(8), 1, "none", 0.085_706),
+        (llama3(8), 2, "none", 0.146_639),
+        (llama3(8), 4, "full", 0.315_919),
+    ];
+    let mut errors = Vec::new();
+    for (shape, mb, recompute, measured) in &cases {
+        let got = step_seconds(&step(shape, *mb, recompute));
+        let err = got / measured - 1.0;
+        println!(
+            "{shape} mb {mb} {recompute}: measured {:.1} ms, plan3d {:.1} ms ({:+.1} %)",
+            measured * 1e3,
+            got * 1e3,
+            100.0 * err
+        );
+        errors.push(err.abs());
+    }
+    errors.sort_by(f64::total_cmp);
+    let median = errors[errors.len() / 2];
+    let max = errors[errors.len() - 1];
+    println!(
+        "median |error| {:.2} %, max {:.2} %",
+        100.0 * median,
+        100.0 * max
+    );
+    assert!(median < 0.18 && max < 0.5, "{median} {max}");
+}

@@ -232,7 +232,7 @@ fn evaluate_shows_where_the_step_goes() {
     let line = "evaluate --model llama-3.1-405b --assumptions practice --gpu h100-sxm --node-size 8 --data 128 --pipe 16 --tensor 8 --global-batch 2048 --recompute full --zero 1 --sequence-parallel --virtual-stages 4";
     let v = json_words(line);
     let classes = v["kernels"].as_array().unwrap();
-    assert_eq!(classes.len(), 8);
+    assert_eq!(classes.len(), 9);
     let sum: f64 = classes.iter().map(|k| k["seconds"].as_f64().unwrap()).sum();
     assert!((sum / f(&v, "step_seconds") - 1.0).abs() < 1e-9);
     let shares: f64 = classes.iter().map(|k| k["share"].as_f64().unwrap()).sum();

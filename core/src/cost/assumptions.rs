@@ -217,7 +217,7 @@ pub struct KernelFit {
 }
 
 /// Element-wise traffic per stored activation byte (fitted, see [`KernelFit`]).
-pub const ELEMENTWISE_TRAFFIC: f64 = 1.75;
+pub const ELEMENTWISE_TRAFFIC: f64 = 2.45;
 
 /// The number format of the transformer layers' GEMMs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -285,13 +285,27 @@ pub const NO_FP8: &str =
 /// for the forward and the backward GEMMs on Hopper).
 pub const FP8_WEIGHT_CACHE_BYTES: f64 = 2.0;
 
+/// Large collectives across nodes reach this fraction of the network
+/// cards' line rate per direction (nccl-tests' all-reduce bus bandwidth
+/// over several nodes against the node's cards' rate:
+/// `calibration/published/nccl_tests.json`).
+pub const NETWORK_EFFICIENCY: f64 = 0.83;
+
+/// CPU seconds per dispatched operator in eager PyTorch: measured, not
+/// fitted (`calibration/h200-2026-11-26/shapes.json`: 6.6 µs per tiny
+/// in-place add launched from a Python loop, 7.1 µs when each allocates;
+/// PyTorch 2.11). The operators a layer dispatches were counted on the CPU
+/// with a `TorchDispatchMode` over `measure_steps.py`'s block
+/// ([`crate::cost::step::layer_ops`]).
+pub const OP_OVERHEAD: f64 = 7e-6;
+
 /// The fitted kernel model of a GPU (see [`KernelFit`] for the fit).
 #[must_use]
 pub fn kernel_fit(gpu: &Gpu) -> KernelFit {
     let (gemm_efficiency, validated) = match gpu.name {
-        "a100-80gb" | "a100-40gb" => (0.650, true),
-        "h100-sxm" => (0.635, true),
-        _ => (0.635, false),
+        "a100-80gb" | "a100-40gb" => (0.945, true),
+        "h100-sxm" => (0.88, true),
+        _ => (0.88, false),
     };
     KernelFit {
         gemm_efficiency,
@@ -412,6 +426,15 @@ pub struct Assumptions {
     /// Achievable fraction of a link's data-sheet bandwidth per direction
     /// for large collectives (NCCL's bus bandwidth).
     pub bus_efficiency: f64,
+    /// Achievable fraction of the network's per-direction bandwidth for
+    /// large collectives across nodes (nccl-tests' bus bandwidth over the
+    /// node's cards: [`crate::cost::collective`]).
+    pub network_efficiency: f64,
+    /// CPU seconds an eager framework spends dispatching one operator
+    /// (Python, the dispatcher, the launch): a layer whose kernels take
+    /// less than its operators' dispatch waits for the CPU (fitted,
+    /// [`OP_OVERHEAD`]; 0 ignores it).
+    pub op_overhead: f64,
     /// Memory kept back on every GPU outside the allocator's step: the
     /// CUDA context and NCCL's buffers (fragmentation is
     /// [`Self::fragmentation`]).
@@ -488,6 +511,8 @@ impl Assumptions {
         overlap_tensor: false,
         gradient_reduce_bytes: 2.0,
         bus_efficiency: 1.0,
+        network_efficiency: 1.0,
+        op_overhead: 0.0,
         reserve: Bytes(0.0),
         tokens: None,
         tokens_per_param: None,
@@ -546,6 +571,8 @@ impl Assumptions {
         overlap_tensor: true,
         gradient_reduce_bytes: 2.0,
         bus_efficiency: 0.8,
+        network_efficiency: NETWORK_EFFICIENCY,
+        op_overhead: OP_OVERHEAD,
         reserve: Bytes(
             crate::cost::framework::CUDA_CONTEXT.0 + crate::cost::framework::NCCL_BUFFERS.0,
         ),

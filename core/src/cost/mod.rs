@@ -37,10 +37,12 @@
 //! rules select never pay it.
 
 pub mod assumptions;
+pub mod collective;
 pub mod comm;
 pub mod config;
 mod evaluate;
 pub mod framework;
+pub mod kernels;
 pub mod memory;
 pub mod overheads;
 pub mod saved;

@@ -168,19 +168,20 @@ pub fn caveat(
     let mut why: Vec<String> = Vec::new();
     if e.compute == crate::cost::assumptions::Compute::Fp8 {
         why.push(String::from(
-            "FP8 GEMMs run at BF16's fitted fraction of the FP8 peak (no FP8 run in the \
-             calibration set)",
+            "FP8 GEMMs run at the FP8 ceiling one H100 measured with per-tensor scales (no \
+             FP8 training run in the calibration set)",
         ));
     }
     if model.experts.is_some() {
         why.push(String::from(
-            "the experts' small grouped GEMMs run at the dense GEMMs' efficiency (no \
-             mixture-of-experts run fitted)",
+            "the experts' grouped GEMMs are timed by their shapes, but no \
+             mixture-of-experts run was fitted",
         ));
     }
     if !crate::cost::assumptions::kernel_fit(&hw.gpu).validated {
         why.push(format!(
-            "the {} takes the H100's kernel efficiency (no published run of it)",
+            "the {} takes the H100's kernel curves and sustained clock (no published run of \
+             it)",
             hw.gpu.name
         ));
     }

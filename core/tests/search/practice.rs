@@ -527,6 +527,8 @@ fn practice_search_with_zero_bubble_is_brute_force() {
         (16, 16, 80.0, 4096, 256),
         (32, 32, 80.0, 4096, 256),
         (32, 24, 3.0, 4096, 256),
+        (32, 16, 0.6, 4096, 256),
+        (16, 32, 0.8, 4096, 256),
     ] {
         let mut m = small(8, 2, 8, seq, width);
         if width > 64 {

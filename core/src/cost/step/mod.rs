@@ -33,7 +33,9 @@ pub use time::{KernelClass, StepTime};
 use crate::cost::assumptions::{
     fp8_peak, kernel_fit, Assumptions, Compute, KernelModel, WorkCount, Zero,
 };
+use crate::cost::collective::{self, exposed_in_units, Collective, Fabric, Group};
 use crate::cost::config::{Config, PipelineSchedule, ZeroR};
+use crate::cost::kernels;
 use crate::hardware::{Hardware, Link};
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
@@ -117,17 +119,17 @@ pub fn zero_of(cfg: &Config) -> Zero {
     }
 }
 
-/// Which links carry the data-parallel and pipeline traffic: ranks are
-/// ordered tensor fastest, then data, then pipeline (Megatron's order), so
-/// a data-parallel group stays inside a node when t·d ≤ node size and the
-/// pipeline's neighbours when t·d·p ≤ node size.
+/// One GPU's bandwidth per direction for point-to-point traffic (pipeline
+/// sends, the context ring, the experts' all-to-all): NVLink inside a
+/// node, else its share of the network, each at its bus efficiency
+/// ([`Fabric::of`]).
 fn per_direction(hw: &Hardware, a: &Assumptions, inside_node: bool) -> f64 {
-    let bw = if inside_node {
-        hw.bandwidth(Link::NvLink).0
+    let fabric = Fabric::of(hw, a);
+    if inside_node {
+        fabric.nvlink
     } else {
-        hw.network_bandwidth().0
-    };
-    bw / 2.0 * a.bus_efficiency
+        fabric.nic
+    }
 }
 
 /// Weights of pipeline device `stage` (one tensor shard, E/ep of each
@@ -234,6 +236,68 @@ pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
     }
 }
 
+/// Operators one layer dispatches, (forward, backward), as eager PyTorch
+/// runs `../shared/calibration/measure_steps.py`'s block under autocast
+/// (counted on the CPU with a `TorchDispatchMode`, views left out): a
+/// GPT layer (LayerNorm, biases, GELU) 20 and 31, of them 10 and 12 casts;
+/// a Llama layer (RMSNorm as PyTorch composes it, SwiGLU) 27 and 52.
+#[must_use]
+pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
+    if model.gated_mlp {
+        (27.0, 52.0)
+    } else {
+        (20.0, 31.0)
+    }
+}
+
+/// The kernels-by-shape rates of a configuration's layer
+/// ([`crate::cost::kernels::layer_rates`]) and the logit GEMM's seconds
+/// per flop, under a measured or given kernel model; `None` under the
+/// flat one (the paper's single efficiency).
+fn shaped_rates(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+    tokens: f64,
+) -> Option<(kernels::LayerRates, f64)> {
+    if a.kernel == KernelModel::Flat {
+        return None;
+    }
+    let (sustained, _) = kernels(hw, a);
+    let curves = kernels::curves(&hw.gpu);
+    let format = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
+        kernels::Format::Fp8
+    } else {
+        kernels::Format::Bf16
+    };
+    let (peak, bw) = (hw.gpu.peak.0, hw.bandwidth(Link::GpuMemory).0);
+    let t = f64::from(cfg.tensor);
+    let shape = kernels::LayerShape {
+        tokens,
+        tensor: t,
+        expert: f64::from(cfg.expert.max(1)),
+        sequence: f64::from(model.seq_len) / f64::from(cfg.context.max(1)),
+    };
+    let rates = kernels::layer_rates(
+        model,
+        &curves,
+        format,
+        (linear_peak(hw, a), peak, bw),
+        shape,
+        sustained,
+    );
+    let logit = match model.vocab {
+        Some(v) => {
+            let (m, k, n) = (tokens.max(1.0), model.width() as f64, f64::from(v) / t);
+            let g = |shape| kernels::gemm_seconds(&curves, kernels::Format::Bf16, peak, bw, shape);
+            (g((m, n, k)) + g((m, k, n)) + g((k, n, m))) / (6.0 * m * k * n) / sustained
+        }
+        None => 0.0,
+    };
+    Some((rates, logit))
+}
+
 /// A floor on the heaviest device's time per micro-batch for tensor
 /// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
 /// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
@@ -299,15 +363,77 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let routed_extra =
         2.0 * model.layer_routed_active_params() * (a.expert_imbalance - 1.0).max(0.0);
     let lin_peak = linear_peak(hw, a);
-    let layer_gemm = if a.compute == Compute::Bf16 {
-        passes * (per_layer_fwd + routed_extra) * tokens / (t * peak * gemm_eff)
-    } else {
-        passes * tokens / (t * gemm_eff)
-            * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
-    };
-    let layer_time = layer_gemm + layer_traffic / mem_bw;
-    let logit_time =
-        3.0 * logit_forward_flops_per_token(model, a.work) * tokens / (t * peak * gemm_eff);
+    let score = layer_forward_flops_per_token(model, a.work) - linear;
+    let per_gpu = tokens / t;
+    // Forward passes of a layer's GEMMs: the forward and its recomputation.
+    let forwards = passes - 2.0;
+    let (layer_gemm, attn_fwd_layer, attn_bwd_layer, logit_time) =
+        match shaped_rates(model, hw, cfg, a, tokens) {
+            None => {
+                let layer_gemm = if a.compute == Compute::Bf16 {
+                    passes * (per_layer_fwd + routed_extra) * tokens / (t * peak * gemm_eff)
+                } else {
+                    passes * tokens / (t * gemm_eff)
+                        * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
+                };
+                let attention_forwards = match cfg.activation {
+                    ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => {
+                        2.0
+                    }
+                    ActivationModel::None => 1.0,
+                };
+                let per_flop = per_gpu / (peak * gemm_eff);
+                (
+                    layer_gemm,
+                    attention_forwards * score * per_flop,
+                    2.0 * score * per_flop,
+                    3.0 * logit_forward_flops_per_token(model, a.work) * per_flop,
+                )
+            }
+            Some((r, logit_rate)) => {
+                // Each kind of flop at its kernels' rate: the dense and the
+                // routed linears by their shapes, forward and backward
+                // apart; the attention at the flash kernel's rate for its
+                // sequence (or as GEMMs, materialized); selective
+                // recomputation's modules at the attention's forward rate.
+                let routed = 2.0 * model.layer_routed_active_params();
+                let dense = linear - routed;
+                let experts = routed + routed_extra;
+                let lin = forwards * (dense * r.dense_forward + experts * r.expert_forward)
+                    + 2.0 * (dense * r.dense_backward + experts * r.expert_backward);
+                let (af, ab) = if a.flash_attention {
+                    (r.attention_forward, r.attention_backward)
+                } else {
+                    (r.dense_forward, r.dense_backward)
+                };
+                let extra = recomputed_flops(model, cfg);
+                let attn_f = (forwards * score + extra) * af * per_gpu;
+                let attn_b = 2.0 * score * ab * per_gpu;
+                (
+                    lin * per_gpu + attn_f + attn_b,
+                    attn_f,
+                    attn_b,
+                    3.0 * logit_forward_flops_per_token(model, a.work) * per_gpu * logit_rate,
+                )
+            }
+        };
+    // Autocast's casts of fp32 weights (plain PyTorch AMP): each forward
+    // reads a layer's fp32 weights and writes their bf16 copies (6 bytes
+    // a weight), each backward turns the bf16 weight gradients into the
+    // fp32 `.grad`, accumulated (2 + 4 read, 4 written).
+    let layer_traffic = layer_traffic
+        + if a.weight_casts {
+            let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
+            (dense + experts) * (6.0 * forwards + 10.0)
+        } else {
+            0.0
+        };
+    // An eager framework's CPU dispatches every operator of the layer;
+    // where its kernels are shorter, the GPU waits for it.
+    let (ops_fwd, ops_bwd) = layer_ops(model);
+    let dispatch = a.op_overhead * (forwards * ops_fwd + ops_bwd);
+    let launch_layer = (dispatch - layer_gemm - layer_traffic / mem_bw).max(0.0);
+    let layer_time = layer_gemm + layer_traffic / mem_bw + launch_layer;
     let stage_time = |stage: u32| {
         let layers = f64::from(device_layers(model.layers, cfg, stage));
         let logits = if holds_head(cfg, stage) {
@@ -328,9 +454,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     };
     let compute_mb = heavy_layers * layer_gemm + heavy_logits;
     let elementwise_mb = heavy_layers * layer_traffic / mem_bw;
+    let launch_mb = heavy_layers * launch_layer;
     // The attention's share of the GEMMs: forward once, twice when
     // recomputed (full or selective), backward twice the forward's work.
-    let score = layer_forward_flops_per_token(model, a.work) - linear;
     let attention_forwards = match cfg.activation {
         ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => 2.0,
         ActivationModel::None => 1.0,
@@ -351,7 +477,9 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         ActivationModel::Paper | ActivationModel::Full => 6.0,
         _ => 4.0,
     };
-    let nvlink = per_direction(hw, a, true);
+    let fabric = Fabric::of(hw, a);
+    let nvlink = fabric.nvlink;
+    let tensor_group = Group::inside(t);
     // ZeRO-R P_a without sequence parallelism: each layer's checkpoint is
     // all-gathered over the tensor ranks before it is recomputed.
     let recomputes = matches!(
@@ -359,12 +487,24 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         ActivationModel::Paper | ActivationModel::Full
     );
     let gathers = if recomputes && cfg.zero_r != ZeroR::None && !cfg.sequence_parallel {
-        ring_seconds(2.0 * tokens * dm, t, 1.0, nvlink)
+        collective::seconds(
+            Collective::AllGather,
+            2.0 * tokens * dm,
+            tensor_group,
+            fabric,
+        )
     } else {
         0.0
     };
-    let tensor_comm =
-        heavy_layers * (collectives * ring_seconds(2.0 * tokens * dm, t, 2.0, nvlink) + gathers);
+    let tensor_comm = heavy_layers
+        * (collectives
+            * collective::seconds(
+                Collective::AllReduce,
+                2.0 * tokens * dm,
+                tensor_group,
+                fabric,
+            )
+            + gathers);
     let tensor_mb = if a.overlap_tensor {
         (tensor_comm - heavy_layers * layer_gemm).max(0.0)
     } else {
@@ -392,7 +532,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
             / t;
         ring_bytes_mb = heavy_layers * bytes;
         let link = per_direction(hw, a, t * cp <= node);
-        let attention = passes * (per_layer_fwd - linear) * tokens / (t * peak * gemm_eff);
+        let attention = attn_fwd_layer + attn_bwd_layer;
         heavy_layers * (bytes / link - attention).max(0.0)
     } else {
         0.0
@@ -448,15 +588,17 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // Pipeline sends: one activation forward and one gradient backward per
     // micro-batch and chunk, 2·b·s·d_m/t bytes (split over the tensor
     // ranks: sequence parallelism, or PTD-P's scatter/gather).
-    let pipe_bw = per_direction(hw, a, t * cp * d * p <= node);
+    let pipe_inside = t * cp * d * p <= node;
+    let pipe_bw = per_direction(hw, a, pipe_inside);
     let send_mb = if cfg.pipe > 1 {
-        2.0 * f64::from(chunks_per_device(cfg)) * (2.0 * tokens * dm / t) / pipe_bw
+        2.0 * f64::from(chunks_per_device(cfg))
+            * collective::send_seconds(2.0 * tokens * dm / t, pipe_bw, !pipe_inside)
     } else {
         0.0
     };
 
     let bubble = bubble_fraction(cfg, model.layers);
-    let mb = compute_mb + elementwise_mb + tensor_mb + send_mb + context_mb + expert_mb;
+    let mb = compute_mb + elementwise_mb + launch_mb + tensor_mb + send_mb + context_mb + expert_mb;
     let slots = m * (1.0 + bubble);
 
     // Data parallelism. Gradients of the heaviest device (one tensor
@@ -467,39 +609,56 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     // backward of every micro-batch (or once per step).
     let rings = DataRing::new(model, hw, cfg, a);
     let ring = |bytes_per_param: f64, factor: f64| rings.seconds(bytes_per_param, factor);
+    // ZeRO-3 runs one collective per layer, not per bucket.
+    let rings3 = rings.in_units(heavy_layers.max(1.0));
+    let ring3 = |bytes_per_param: f64, factor: f64| rings3.seconds(bytes_per_param, factor);
     let grad = a.gradient_reduce_bytes;
     let weights = 2.0;
     let zero = zero_of(cfg);
     let fwd_share = 1.0 / passes;
     let bwd_mb = (compute_mb + elementwise_mb) * (1.0 - fwd_share);
     let fwd_mb = (compute_mb + elementwise_mb) * fwd_share;
-    let exposed = |comm: f64, window: f64| {
+    // FSDP (ZeRO-3) gathers and reduces layer by layer, each prefetched
+    // under the layer before; bucketed reductions run a bucket under the
+    // next one's backward: what is left exposed is one unit's collective
+    // and whatever outlasts its neighbour's compute.
+    let exposed = |comm: f64, window: f64, units: f64| {
         if a.overlap_data {
-            (comm - window).max(0.0)
+            exposed_in_units(comm, window, units)
         } else {
             comm
         }
     };
+    let (layers_u, buckets) = (heavy_layers.max(1.0), rings.units);
     let data = if cfg.method.layered() {
         // Layered gradient accumulation (Lamy-Poirier sec. 3): each layer's
         // gradients are reduced, and a partitioned state restored, once per
         // step, under the backward (forward) pass of all m micro-batches.
         let restore = if zero.stage() == 3 { weights } else { 0.0 };
         let factor = if zero.stage() >= 1 { 1.0 } else { 2.0 };
-        exposed(ring(grad, factor) + ring(restore, 1.0), m * bwd_mb)
-            + exposed(ring(restore, 1.0), m * fwd_mb)
+        exposed(
+            ring(grad, factor) + ring(restore, 1.0),
+            m * bwd_mb,
+            layers_u,
+        ) + exposed(ring(restore, 1.0), m * fwd_mb, layers_u)
     } else {
         match zero {
-            Zero::None => exposed(ring(grad, 2.0), bwd_mb),
-            Zero::One => exposed(ring(grad, 1.0), bwd_mb) + exposed(ring(weights, 1.0), fwd_mb),
-            Zero::Two => m * exposed(ring(grad, 1.0), bwd_mb) + exposed(ring(weights, 1.0), fwd_mb),
+            Zero::None => exposed(ring(grad, 2.0), bwd_mb, buckets),
+            Zero::One => {
+                exposed(ring(grad, 1.0), bwd_mb, buckets)
+                    + exposed(ring(weights, 1.0), fwd_mb, buckets)
+            }
+            Zero::Two => {
+                m * exposed(ring(grad, 1.0), bwd_mb, buckets)
+                    + exposed(ring(weights, 1.0), fwd_mb, buckets)
+            }
             Zero::Three => {
-                m * (exposed(ring(grad, 1.0), bwd_mb / 2.0)
-                    + exposed(ring(weights, 1.0), bwd_mb / 2.0)
-                    + exposed(ring(weights, 1.0), fwd_mb))
+                m * (exposed(ring3(grad, 1.0) + ring3(weights, 1.0), bwd_mb, layers_u)
+                    + exposed(ring3(weights, 1.0), fwd_mb, layers_u))
             }
             Zero::ThreePerStep => {
-                exposed(ring(weights, 1.0), fwd_mb) + exposed(ring(grad, 1.0), bwd_mb)
+                exposed(ring3(weights, 1.0), fwd_mb, layers_u)
+                    + exposed(ring3(grad, 1.0), bwd_mb, layers_u)
             }
         }
     };
@@ -547,6 +706,7 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     StepTime {
         compute: m * compute_mb,
         elementwise: m * elementwise_mb,
+        launch: m * launch_mb,
         tensor: m * tensor_mb,
         pipeline: m * send_mb,
         bubble: (slots - m) * mb,
@@ -558,8 +718,8 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
         all_to_all_bytes: m * a2a_bytes_mb,
         context_ring_bytes: m * ring_bytes_mb,
         imbalance: ((compute_mb + elementwise_mb) / even.max(f64::MIN_POSITIVE) - 1.0).max(0.0),
-        attention_forward: m * attention_forwards * attention_flops_mb / (peak * gemm_eff),
-        attention_backward: m * 2.0 * attention_flops_mb / (peak * gemm_eff),
+        attention_forward: m * heavy_layers * attn_fwd_layer,
+        attention_backward: m * heavy_layers * attn_bwd_layer,
         logits: m * heavy_logits,
         linear_flops: m * heavy_layers * passes * (linear + routed_extra) * tokens / t,
         attention_forward_flops: m * attention_forwards * attention_flops_mb,
@@ -570,18 +730,25 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     }
 }
 
-/// Ring collectives over the data-parallel ranks for the heaviest
-/// device's weights: the routed experts' weights over the ep-fold smaller
-/// expert-data-parallel group, the rest over the data and context ranks
-/// (they hold the same weights), on NVLink while t·d·cp fits a node, else
-/// the network.
+/// The data-parallel collectives of the heaviest device's weights, placed
+/// on the cluster ([`crate::cost::collective`]): the routed experts'
+/// weights over the ep-fold smaller expert-data-parallel group (ranks
+/// t·cp·ep apart), the rest over the data and context ranks (they hold
+/// the same weights; ranks t apart), each run as `units` equal
+/// collectives: Megatron-Core's buckets of max(40 M, 1 M·d) parameters
+/// (`DistributedDataParallelConfig.bucket_size`'s default), or one per
+/// layer under ZeRO-3 ([`Self::in_units`]).
 #[derive(Clone, Copy, Debug)]
 pub struct DataRing {
     dense: f64,
     experts: f64,
     ranks: f64,
     expert_ranks: f64,
-    bandwidth: f64,
+    group: Group,
+    expert_group: Group,
+    fabric: Fabric,
+    /// Collectives the weights are reduced or gathered in.
+    pub units: f64,
 }
 
 impl DataRing {
@@ -593,31 +760,46 @@ impl DataRing {
         let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
         let experts = stage_expert_params(model, cfg, 0);
         let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
-        let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
+        let t = f64::from(cfg.tensor);
+        let ep = f64::from(cfg.expert.max(1));
+        let cp = f64::from(cfg.context.max(1));
+        let bucket = 40e6_f64.max(1e6 * f64::from(cfg.data));
         Self {
             dense: params - experts,
             experts,
             ranks: d,
-            expert_ranks: d / f64::from(cfg.expert.max(1)),
-            bandwidth: per_direction(hw, a, f64::from(cfg.tensor) * d <= node),
+            expert_ranks: d / ep,
+            group: Group::strided(d, t, hw.node_size),
+            expert_group: Group::strided(d / ep, t * cp * ep, hw.node_size),
+            fabric: Fabric::of(hw, a),
+            units: crate::math::ceil(params / bucket).max(1.0),
+        }
+    }
+
+    /// The same collectives run as `units` pieces (ZeRO-3: one per layer).
+    #[must_use]
+    pub fn in_units(self, units: f64) -> Self {
+        Self {
+            units: units.max(1.0),
+            ..self
         }
     }
 
     /// Seconds of one collective of `bytes_per_param` per weight (`factor`
-    /// 2 for an all-reduce, 1 for a reduce-scatter or an all-gather).
+    /// 2 for an all-reduce, 1 for a reduce-scatter or an all-gather), run
+    /// as [`Self::units`] collectives: each pays its latency.
     #[must_use]
     pub fn seconds(&self, bytes_per_param: f64, factor: f64) -> f64 {
-        ring_seconds(
-            self.dense * bytes_per_param,
-            self.ranks,
-            factor,
-            self.bandwidth,
-        ) + ring_seconds(
-            self.experts * bytes_per_param,
-            self.expert_ranks,
-            factor,
-            self.bandwidth,
-        )
+        let kind = if factor >= 2.0 {
+            Collective::AllReduce
+        } else {
+            Collective::AllGather
+        };
+        let u = self.units;
+        let one = |weights: f64, group: Group| {
+            u * collective::seconds(kind, weights * bytes_per_param / u, group, self.fabric)
+        };
+        one(self.dense, self.group) + one(self.experts, self.expert_group)
     }
 }
 
@@ -659,6 +841,7 @@ pub fn micro_batch_seconds(
     let m = f64::from(cfg.micro_batches.max(1));
     let busy = (parts.compute
         + parts.elementwise
+        + parts.launch
         + parts.tensor
         + parts.context
         + parts.expert

@@ -8,6 +8,9 @@ pub struct StepTime {
     pub compute: f64,
     /// Memory-bound element-wise kernels.
     pub elementwise: f64,
+    /// The GPU waiting for an eager framework's CPU to dispatch the
+    /// operators of layers whose kernels are shorter than that.
+    pub launch: f64,
     /// Tensor-parallel collectives (not overlapped).
     pub tensor: f64,
     /// Pipeline sends on the critical path.
@@ -85,7 +88,7 @@ impl StepTime {
     /// optimizer with the GB/s they move; exposed communication; the
     /// bubble. The seconds sum to [`Self::total`], the shares to 1.
     #[must_use]
-    pub fn classes(&self) -> [KernelClass; 8] {
+    pub fn classes(&self) -> [KernelClass; 9] {
         let total = self.total();
         let linear =
             (self.compute - self.attention_forward - self.attention_backward - self.logits)
@@ -121,6 +124,7 @@ impl StepTime {
                 bytes(self.elementwise_bytes),
             ),
             class("optimizer", self.optimizer, bytes(self.optimizer_bytes)),
+            class("CPU dispatch", self.launch, None),
             class("exposed communication", exposed, None),
             class("bubble", self.bubble, None),
         ]
@@ -131,6 +135,7 @@ impl StepTime {
     pub fn total(&self) -> f64 {
         self.compute
             + self.elementwise
+            + self.launch
             + self.tensor
             + self.pipeline
             + self.bubble

@@ -1,0 +1,370 @@
+//! Kernels by shape: how long one GEMM or one attention kernel takes on a
+//! GPU, from its shape, before a training run's sustained clock
+//! ([`crate::cost::assumptions::KernelFit::gemm_efficiency`]) scales it.
+//!
+//! # GEMMs
+//!
+//! A GEMM of M×K by K×N is cut into output tiles, each computed by one
+//! streaming multiprocessor; the tiles run in waves of one tile per SM, so
+//! a last, partly filled wave wastes the rest (NVIDIA's *Deep Learning
+//! Performance* guide, "Matrix Multiplication Background": tile and wave
+//! quantization). The library picks the tile (256×128, 128×128, 128×64,
+//! either way round) and a split of K (1, 2, 4, 8 pieces of at least 512,
+//! more tiles for short and wide GEMMs) that fills the waves best, a
+//! smaller tile running at a lower fraction of the large tile's rate. The
+//! GEMM then takes the longer of its flops at the filled fraction of the
+//! ceiling and its bytes at the memory's achievable bandwidth, plus a
+//! fixed ramp:
+//!
+//! ```text
+//! t = max(2MNK / (peak · ceiling · η_tile · fill),
+//!         (MK + KN)·b_in + 2·MN) / (β · e_mem)) + t_ramp
+//! fill = tiles / (⌈tiles/SMs⌉ · SMs)
+//! ```
+//!
+//! Fitted on 1 832 GEMMs measured on one H100 (`calibration/h100-2026-11-25/`
+//! `kernels.json` and `small_gemms.json`: a GPT layer's linears forward,
+//! data- and weight-gradient, widths 1 024–16 384, 1 024–16 384 tokens,
+//! tensor degrees 1–8; the experts' and small-batch GEMMs of 64–8 192
+//! rows; bf16 and FP8) by least squares on the log time ratio (a grid
+//! over the six constants of [`HOPPER`]), a prediction under the
+//! measuring loop's 20 µs launch floor compared as that floor: median
+//! |error| 5.5 %, GEMMs over 100 Gflop 4.5 %, largest 44 % (a 1 024 × 768
+//! × 8 192 weight gradient); `core/tests/kernels.rs` holds the fit to
+//! those tables. The sustained clock of a training run is fitted apart,
+//! on the calibration runs ([`crate::cost::assumptions::KernelFit`]): H100
+//! 0.88, the 700 W part's clock under a whole step's load against the
+//! isolated kernels' boost.
+//!
+//! # Attention
+//!
+//! A causal flash-attention kernel's rate rises with the sequence (each
+//! tile of queries meets more keys, the masked diagonal is a smaller
+//! share) toward a ceiling: rate(s) = ceiling · s/(s + s½), forward and
+//! backward apart, counted as the kernels count, half the square for a
+//! causal mask; a head size of 64 runs at (64/128)^0.4 of 128's. Fitted on
+//! the H100's `scaled_dot_product_attention` (PyTorch 2.11's flash
+//! backend: the same tables, head size 128, sequences 1 024–32 768, and
+//! head size 64 at 1 024–16 384; PyTorch picks cuDNN's kernel there, as
+//! Transformer Engine does for Megatron-Core): median under 5 %, worst
+//! 21 % (the forward at 32 K, slower than at 16 K), save 16 heads at 1 K
+//! (too few tiles, 26 % under). The A100 and the
+//! Blackwell GPUs take these fractions with their own SM counts, stated
+//! as not measured (`measured: false`).
+
+use crate::hardware::Gpu;
+
+/// The number format of a GEMM's inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// BF16 (or FP16) inputs.
+    Bf16,
+    /// FP8 inputs (E4M3/E5M2), BF16 output.
+    Fp8,
+}
+
+impl Format {
+    fn bytes(self) -> f64 {
+        match self {
+            Self::Bf16 => 2.0,
+            Self::Fp8 => 1.0,
+        }
+    }
+}
+
+/// One GPU's kernel curves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Curves {
+    /// Streaming multiprocessors.
+    pub sms: f64,
+    /// Fraction of the BF16 peak the largest GEMMs reach.
+    pub ceiling_bf16: f64,
+    /// Fraction of the FP8 peak the largest FP8 GEMMs reach.
+    pub ceiling_fp8: f64,
+    /// A 128×128 tile's rate against a 256×128 tile's.
+    pub tile_128: f64,
+    /// A 128×64 tile's.
+    pub tile_64: f64,
+    /// Fixed ramp of a GEMM (s).
+    pub ramp: f64,
+    /// Fraction of the memory bandwidth a memory-bound GEMM reaches.
+    pub memory: f64,
+    /// Causal attention forward: ceiling (fraction of the BF16 peak) and
+    /// the sequence at which half of it is reached.
+    pub attention_forward: (f64, f64),
+    /// The same for the backward pass.
+    pub attention_backward: (f64, f64),
+    /// Were these curves measured on this GPU (else another's, scaled)?
+    pub measured: bool,
+}
+
+/// The H100's curves (fitted, see the module's doc).
+pub const HOPPER: Curves = Curves {
+    sms: 132.0,
+    ceiling_bf16: 0.72,
+    ceiling_fp8: 0.65,
+    tile_128: 0.8,
+    tile_64: 0.6,
+    ramp: 4e-6,
+    memory: 0.7,
+    attention_forward: (0.66, 392.0),
+    attention_backward: (0.54, 1336.0),
+    measured: true,
+};
+
+/// The curves of a GPU: the H100's measured ones for the Hopper GPUs
+/// (H100, H800, H200: one die); for the others the same fractions with
+/// their own SM count, stated as not measured.
+#[must_use]
+pub fn curves(gpu: &Gpu) -> Curves {
+    match gpu.name {
+        "h100-sxm" | "h800" | "h200" => HOPPER,
+        "a100-80gb" | "a100-40gb" => Curves {
+            sms: 108.0,
+            measured: false,
+            ..HOPPER
+        },
+        "b200" | "gb200" => Curves {
+            sms: 148.0,
+            measured: false,
+            ..HOPPER
+        },
+        _ => Curves {
+            measured: false,
+            ..HOPPER
+        },
+    }
+}
+
+/// Tiles (rows × columns) the library chooses among, with their rate
+/// against the largest: (rows, columns, which rate).
+const TILES: [(f64, f64, u8); 3] = [(256.0, 128.0, 0), (128.0, 128.0, 1), (128.0, 64.0, 2)];
+
+/// The best fraction of the ceiling the waves of an M×N output over K
+/// reach: the tile and split of K that fill the SMs best.
+#[must_use]
+pub fn fill(c: &Curves, m: f64, n: f64, k: f64) -> f64 {
+    let mut best: f64 = 0.0;
+    for (rows, cols, which) in TILES {
+        let eta = match which {
+            0 => 1.0,
+            1 => c.tile_128,
+            _ => c.tile_64,
+        };
+        for (a, b) in [(m, n), (n, m)] {
+            let base = crate::math::ceil(a / rows) * crate::math::ceil(b / cols);
+            for split in [1.0, 2.0, 4.0, 8.0] {
+                if split > 1.0 && k / split < 512.0 {
+                    break;
+                }
+                let tiles = base * split;
+                let waves = crate::math::ceil(tiles / c.sms);
+                best = best.max(eta * tiles / (waves * c.sms));
+            }
+        }
+    }
+    best
+}
+
+/// Seconds of one M×N×K GEMM in `format` at `peak` flop/s (the format's)
+/// and `bandwidth` bytes/s of memory, on curves `c`.
+#[must_use]
+pub fn gemm_seconds(
+    c: &Curves,
+    format: Format,
+    peak: f64,
+    bandwidth: f64,
+    (m, n, k): (f64, f64, f64),
+) -> f64 {
+    if m <= 0.0 || n <= 0.0 || k <= 0.0 {
+        return 0.0;
+    }
+    let ceiling = match format {
+        Format::Bf16 => c.ceiling_bf16,
+        Format::Fp8 => c.ceiling_fp8,
+    };
+    let compute = 2.0 * m * n * k / (peak * ceiling * fill(c, m, n, k));
+    let bytes = (m * k + k * n) * format.bytes() + 2.0 * m * n;
+    compute.max(bytes / (bandwidth * c.memory)) + c.ramp
+}
+
+/// A causal attention kernel's rate as a fraction of the BF16 peak, for
+/// sequence `seq` and head size `head`, counting half the square
+/// (`forward`: the forward kernel, else the backward).
+#[must_use]
+pub fn attention_rate(c: &Curves, seq: f64, head: f64, forward: bool) -> f64 {
+    let (ceiling, half) = if forward {
+        c.attention_forward
+    } else {
+        c.attention_backward
+    };
+    let head = crate::math::pow((head / 128.0).min(1.0), 0.4);
+    ceiling * head * seq / (seq + half)
+}
+
+/// Seconds of `groups` equal M×N×K GEMMs run as one grouped GEMM (a
+/// mixture's local experts: their tiles share the waves).
+#[must_use]
+pub fn grouped_seconds(
+    c: &Curves,
+    format: Format,
+    peak: f64,
+    bandwidth: f64,
+    groups: f64,
+    (m, n, k): (f64, f64, f64),
+) -> f64 {
+    if groups <= 1.0 {
+        return gemm_seconds(c, format, peak, bandwidth, (m, n, k));
+    }
+    // The tiles of all groups fill the waves together: as one GEMM of
+    // `groups` times the rows, with each group's own memory traffic.
+    let ceiling = match format {
+        Format::Bf16 => c.ceiling_bf16,
+        Format::Fp8 => c.ceiling_fp8,
+    };
+    let rows = crate::math::ceil(m / 128.0) * 128.0;
+    let compute = groups * 2.0 * m * n * k / (peak * ceiling * fill(c, groups * rows, n, k));
+    let bytes = groups * ((m * k + k * n) * format.bytes() + 2.0 * m * n);
+    compute.max(bytes / (bandwidth * c.memory)) + c.ramp
+}
+
+/// Seconds per flop of a layer's kernels on one GPU, by kind and pass
+/// (sustained clock included): what [`crate::cost::step::step_time`]
+/// multiplies the layer's flops by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerRates {
+    /// The dense linears' (attention projections, dense or shared MLP)
+    /// forward GEMMs.
+    pub dense_forward: f64,
+    /// Their data- and weight-gradient GEMMs.
+    pub dense_backward: f64,
+    /// The routed experts' forward GEMMs (grouped).
+    pub expert_forward: f64,
+    /// Their backward GEMMs.
+    pub expert_backward: f64,
+    /// Causal flash attention forward, per flop of the full square (the
+    /// count plan3d reports; the kernel computes half).
+    pub attention_forward: f64,
+    /// Its backward, per flop of the full square's 2× forward.
+    pub attention_backward: f64,
+}
+
+/// What one layer's GEMMs look like on one GPU: `tokens` rows of a
+/// micro-batch (b·s/cp), `tensor` ranks splitting each weight, `expert`
+/// ranks holding the routed experts, `sequence` the attention's query
+/// length per kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerShape {
+    /// Rows of each dense GEMM, b·s/cp.
+    pub tokens: f64,
+    /// Tensor-parallel degree.
+    pub tensor: f64,
+    /// Expert-parallel degree.
+    pub expert: f64,
+    /// The attention kernel's sequence (s/cp).
+    pub sequence: f64,
+}
+
+/// Forward and backward seconds of one y = x·W GEMM of M rows, K in,
+/// N out: forward (M, N, K), data gradient (M, K, N), weight gradient
+/// (K, N, M), `groups` at once.
+fn passes(
+    c: &Curves,
+    format: Format,
+    peak: f64,
+    bandwidth: f64,
+    groups: f64,
+    (m, k, n): (f64, f64, f64),
+) -> (f64, f64) {
+    let g = |shape| grouped_seconds(c, format, peak, bandwidth, groups, shape);
+    (g((m, n, k)), g((m, k, n)) + g((k, n, m)))
+}
+
+/// [`LayerRates`] of `model` on `gpu`'s curves `c`: linears in `format` at
+/// `linear_peak`, attention at the BF16 `peak`, `bandwidth` of memory,
+/// `sustained` the run's fraction of the isolated kernels' speed.
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn layer_rates(
+    model: &crate::model::ModelShape,
+    c: &Curves,
+    format: Format,
+    (linear_peak, peak, bandwidth): (f64, f64, f64),
+    shape: LayerShape,
+    sustained: f64,
+) -> LayerRates {
+    let dm = model.width() as f64;
+    let t = shape.tensor.max(1.0);
+    let m = shape.tokens.max(1.0);
+    // The attention's projections: (K, N) pairs, split over t.
+    let qkv_out = match model.latent {
+        None => model.attention_width() as f64 + 2.0 * model.kv_width(),
+        Some(_) => model.attention_params() / (2.0 * dm),
+    };
+    let attn_in = match model.latent {
+        None => model.attention_width() as f64,
+        Some(_) => qkv_out,
+    };
+    let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+    let dense_ffn = match model.experts {
+        Some(e) => f64::from(e.ffn) * f64::from(e.shared),
+        None => f64::from(model.ffn),
+    };
+    let mut gemms: [(f64, f64); 4] = [
+        (dm, qkv_out / t),
+        (attn_in / t, dm),
+        (dm, gate * dense_ffn / t),
+        (dense_ffn / t, dm),
+    ];
+    if dense_ffn <= 0.0 {
+        gemms[2] = (0.0, 0.0);
+        gemms[3] = (0.0, 0.0);
+    }
+    let (mut flops, mut fwd, mut bwd) = (0.0, 0.0, 0.0);
+    for (k, n) in gemms {
+        if k > 0.0 && n > 0.0 {
+            let (f, b) = passes(c, format, linear_peak, bandwidth, 1.0, (m, k, n));
+            flops += 2.0 * m * k * n;
+            fwd += f;
+            bwd += b;
+        }
+    }
+    let dense_forward = fwd / flops.max(1.0);
+    let dense_backward = bwd / (2.0 * flops).max(1.0);
+    let (expert_forward, expert_backward) = match model.experts {
+        Some(e) if e.routed > 0 => {
+            let ep = shape.expert.max(1.0);
+            let local = (f64::from(e.routed) / ep).max(1.0);
+            // Each expert's rows: the ep ranks' k copies of their tokens
+            // spread over the E experts.
+            let rows = (m * f64::from(e.top_k) * ep / f64::from(e.routed)).max(1.0);
+            let ffn = f64::from(e.ffn);
+            let mut fl = 0.0;
+            let (mut f, mut b) = (0.0, 0.0);
+            for (k, n) in [(dm, gate * ffn / t), (ffn / t, dm)] {
+                let (pf, pb) = passes(c, format, linear_peak, bandwidth, local, (rows, k, n));
+                fl += 2.0 * local * rows * k * n;
+                f += pf;
+                b += pb;
+            }
+            (f / fl.max(1.0), b / (2.0 * fl).max(1.0))
+        }
+        _ => (dense_forward, dense_backward),
+    };
+    let head = f64::from(model.head_size);
+    let seq = shape.sequence.max(1.0);
+    // Half the square computed for a causal mask; the backward kernel
+    // does 2.5× the forward's work (it recomputes the scores) where the
+    // full count charges 2×.
+    let attention_forward = 0.5 / (peak * attention_rate(c, seq, head, true));
+    let attention_backward = 0.5 * 2.5 / 2.0 / (peak * attention_rate(c, seq, head, false));
+    let s = sustained.max(1e-6);
+    LayerRates {
+        dense_forward: dense_forward / s,
+        dense_backward: dense_backward / s,
+        expert_forward: expert_forward / s,
+        expert_backward: expert_backward / s,
+        attention_forward: attention_forward / s,
+        attention_backward: attention_backward / s,
+    }
+}
