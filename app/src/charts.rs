@@ -117,7 +117,7 @@ impl XMap {
         let f = (x - f64::from(self.x0)) / f64::from(self.x1 - self.x0);
         (0.0..=1.0)
             .contains(&f)
-            .then(|| 10f64.powf(self.lo + f * (self.hi - self.lo)))
+            .then(|| libm::pow(10.0, self.lo + f * (self.hi - self.lo)))
     }
 
     /// The x pixel of a parameter count, if inside the plot.
@@ -125,7 +125,7 @@ impl XMap {
         if self.x1 <= self.x0 || params.is_nan() || params <= 0.0 {
             return None;
         }
-        let fx = (params.log10() - self.lo) / (self.hi - self.lo);
+        let fx = (libm::log10(params) - self.lo) / (self.hi - self.lo);
         (0.0..=1.0)
             .contains(&fx)
             .then(|| f64::from(self.x0) + fx * f64::from(self.x1 - self.x0))
@@ -137,7 +137,7 @@ impl XMap {
         if days.is_nan() || days <= 0.0 {
             return None;
         }
-        let fy = (days.log10() - self.ylo) / (self.yhi - self.ylo);
+        let fy = (libm::log10(days) - self.ylo) / (self.yhi - self.ylo);
         (0.0..=1.0)
             .contains(&fy)
             .then(|| (x, f64::from(self.y1) - fy * f64::from(self.y1 - self.y0)))
@@ -225,7 +225,7 @@ pub fn scaling<DB: DrawingBackend>(
                     .map(|p| (r.params, p.evaluation.time.days()))
             })
             .filter(|&(p, d)| d.is_finite() && d > 0.0 && p > 0.0)
-            .map(|(p, d)| (p.log10(), d.log10()))
+            .map(|(p, d)| (libm::log10(p), libm::log10(d)))
             .collect()
     };
     let all: Vec<(f64, f64)> = rows.iter().flat_map(|(_, r)| pts(r)).collect();
@@ -235,7 +235,9 @@ pub fn scaling<DB: DrawingBackend>(
             Some(r.map_or((p.1, p.1), |(a, b)| (a.min(p.1), b.max(p.1))))
         })
         // A factor of two of room above and below.
-        .map_or((-3.0, 6.0), |(a, b)| (a - 2f64.log10(), b + 2f64.log10()));
+        .map_or((-3.0, 6.0), |(a, b)| {
+            (a - libm::log10(2.0), b + libm::log10(2.0))
+        });
     // The x range follows the sizes that have a plan, whole decades; a
     // size just below one (X[x] sizes fall near them) does not open
     // another.
@@ -255,15 +257,15 @@ pub fn scaling<DB: DrawingBackend>(
     let mut d = ylo.floor();
     while d <= yhi.ceil() {
         for m in [1.0_f64, 2.0, 5.0] {
-            let v = d + m.log10();
+            let v = d + libm::log10(m);
             if (m == 1.0 || few) && (ylo..=yhi).contains(&v) {
                 times.push(v);
             }
         }
         d += 1.0;
     }
-    let x_label = |v: &f64| crate::fmt::power_of_ten(10f64.powf(*v));
-    let y_label = |v: &f64| crate::fmt::tick(10f64.powf(*v));
+    let x_label = |v: &f64| crate::fmt::power_of_ten(libm::pow(10.0, *v));
+    let y_label = |v: &f64| crate::fmt::tick(libm::pow(10.0, *v));
     let chart = frame(
         area,
         Frame {
@@ -286,10 +288,10 @@ pub fn scaling<DB: DrawingBackend>(
     let plot = chart.plotting_area();
     // One month and one year (sec. 7).
     for (days, label) in [(30.0_f64, "one month"), (365.0, "one year")] {
-        let l = days.log10();
+        let l = libm::log10(days);
         if (ylo..yhi).contains(&l) {
             plot.draw(&PathElement::new(vec![(lo, l), (hi, l)], fg.mix(0.35)))?;
-            let (x, y) = chart.backend_coord(&(lo + 1.5f64.log10(), l));
+            let (x, y) = chart.backend_coord(&(lo + libm::log10(1.5), l));
             area.draw(&Text::new(
                 label,
                 (x, y - 2),

@@ -20,7 +20,7 @@ pub fn tick(v: f64) -> String {
 
 /// 10 to an integer power, with a superscript exponent: 10⁸.
 pub fn power_of_ten(v: f64) -> String {
-    let e = v.log10().round() as i32;
+    let e = libm::log10(v).round() as i32;
     let sup: String = e
         .to_string()
         .chars()
@@ -68,7 +68,7 @@ pub fn esc(s: &str) -> String {
 /// A round step for `n` ticks over `span`: 1, 2 or 5 × 10^k.
 pub fn tick_step(span: f64, n: f64) -> f64 {
     let raw = span / n;
-    let p = 10f64.powf(raw.log10().floor());
+    let p = libm::pow(10.0, libm::log10(raw).floor());
     [1.0, 2.0, 5.0, 10.0]
         .into_iter()
         .map(|m| m * p)

@@ -209,7 +209,7 @@ fn time_label(t: f64, step: f64, unit: &str) -> String {
     let digits = if step >= 1.0 {
         0
     } else {
-        (-step.log10().floor()) as usize
+        (-libm::log10(step).floor()) as usize
     };
     if unit == "s" {
         format!("{t:.digits$} s")

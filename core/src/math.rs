@@ -67,8 +67,3 @@ pub fn round_sig(x: f64, digits: u32) -> f64 {
         round_half_even(x / s) * s
     }
 }
-
-#[inline]
-pub(crate) fn log2(x: f64) -> f64 {
-    libm::log2(x)
-}

@@ -673,9 +673,15 @@ fn step_classes_sum_to_the_step_at_their_rates() {
                 989.0 * backward * eff * 2.0 / 1.25
             );
         }
-        for name in ["element-wise", "optimizer"] {
-            assert!(close(rate(name).unwrap(), 3350.0, 1e-9), "{name}");
-        }
+        // Element-wise traffic counts its bytes at the bandwidth (the
+        // fitted traffic factor holds the rest); fused Adam reaches the
+        // memory-bound kernels' fraction of it.
+        assert!(close(rate("element-wise").unwrap(), 3350.0, 1e-9));
+        assert!(close(
+            rate("optimizer").unwrap(),
+            3350.0 * curves.memory,
+            1e-9
+        ));
         assert!(close(
             p.attention_backward_flops,
             2.0 / forwards * p.attention_forward_flops,

@@ -351,3 +351,82 @@ fn counts_grouped_by_thousands() {
         );
     }
 }
+
+/// `decimal` gives Rust's own parse, bit for bit, for what people, URLs
+/// and sliders write, and refuses what is not a decimal number.
+#[test]
+fn decimal_is_rusts_parse_on_decimals() {
+    use plan3d_core::units::decimal;
+    for s in [
+        "0",
+        "12",
+        "-0.5",
+        "15.6e12",
+        ".5",
+        "5.",
+        "0.0005",
+        "+3",
+        "1e22",
+        "123456789012345678",
+        "2.5E-3",
+        "80",
+        "0.1",
+        "0.3",
+        "16384",
+        "1.7e308",
+        "4.9e-300",
+        "99999999999999999999",
+        "3.141592653589793",
+        "1e-7",
+        "0.000000001",
+    ] {
+        let want: f64 = s.parse().unwrap();
+        let got = decimal(s).unwrap_or_else(|| panic!("{s}"));
+        let ulps = (got.to_bits() as i64 - want.to_bits() as i64).abs();
+        // The fast path (≤ 2⁵³, |e| ≤ 22) is exact; beyond it, an ulp or two.
+        assert!(ulps <= 2, "{s}: {got} vs {want}");
+    }
+    for s in [
+        "", "-", ".", "e5", "1e", "inf", "NaN", "1,5", "0x10", "1e400", "1 2", "--1",
+    ] {
+        assert_eq!(decimal(s), None, "{s}");
+    }
+}
+
+proptest::proptest! {
+    /// Up to 15 significant digits and exponents within ±22: exact.
+    #[test]
+    fn decimal_fast_path_is_exact(m in 0u64..1_000_000_000_000_000, e in -22i32..=22, dot in 0usize..16) {
+        let digits = m.to_string();
+        let cut = dot.min(digits.len());
+        let s = format!("{}.{}e{e}", &digits[..digits.len() - cut], &digits[digits.len() - cut..]);
+        let want: f64 = s.parse().unwrap();
+        let got = plan3d_core::units::decimal(&s).unwrap();
+        // The mantissa's digits fit 2⁵³; the exponent after the dot's shift
+        // may leave ±22: then within an ulp.
+        let shift = e - i32::try_from(cut).unwrap();
+        if shift.abs() <= 22 {
+            proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", s);
+        } else {
+            proptest::prop_assert!((got.to_bits() as i64 - want.to_bits() as i64).abs() <= 2, "{}", s);
+        }
+    }
+}
+
+proptest::proptest! {
+    /// What `{}` writes for any `f64` from 10⁻⁵ to 10²⁰ (up to 17 digits)
+    /// reads back to the same bits: the page's URL round trip.
+    #[test]
+    fn decimal_reads_back_what_display_writes(fraction in 0u64..(1 << 52), e in -16i64..=66) {
+        // A positive f64 of binary exponent e: 2⁻¹⁶ ≈ 1.5·10⁻⁵ to 2⁶⁶ ≈ 7·10¹⁹.
+        let x = f64::from_bits(((1023 + e) as u64) << 52 | fraction);
+        let s = format!("{x}");
+        let e = format!("{x:e}");
+        // Display writes plain decimals; keep those whose exponent is in
+        // the exact range (what the page's keys hold).
+        let exp: i32 = e.rsplit('e').next().unwrap().parse().unwrap();
+        proptest::prop_assume!((-5..=20).contains(&exp));
+        let got = plan3d_core::units::decimal(&s).unwrap();
+        proptest::prop_assert_eq!(got.to_bits(), x.to_bits(), "{}", s);
+    }
+}

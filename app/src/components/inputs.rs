@@ -118,7 +118,7 @@ pub fn Controls(
     };
     let params_log = move || {
         inputs
-            .with(|i| i.model.shape().map(|m| m.params().log10()))
+            .with(|i| i.model.shape().map(|m| libm::log10(m.params())))
             .unwrap_or(12.0)
     };
     let custom = move || matches!(inputs.with(|i| i.model), ModelChoice::Custom(_));
@@ -220,10 +220,10 @@ pub fn Controls(
                     aria-label="Parameter count, log scale"
                     prop:value=move || format!("{:.2}", params_log())
                     on:input=move |e| {
-                        let v: f64 = event_target_value(&e).parse().unwrap_or(12.0);
+                        let v = plan3d_core::units::decimal(&event_target_value(&e)).unwrap_or(12.0);
                         let mut next = inputs.get_untracked();
                         // Leaving a preset or a custom shape is said in words.
-                        if let Some(n) = next.slide_size(10f64.powf(v)) {
+                        if let Some(n) = next.slide_size(libm::pow(10.0, v)) {
                             notices.update(|ns| { ns.retain(|x| x.key != "model"); ns.push(n); });
                         }
                         set(false, Box::new(move |i| *i = next));
@@ -396,7 +396,7 @@ pub fn Controls(
                 <input id="p3-keff" data-testid="keff" type="range" min=KEFF_RANGE.0 max=KEFF_RANGE.1 step="0.01"
                     prop:value=move || inputs.with(|i| i.kernel_efficiency).to_string()
                     on:input=move |e| {
-                        let v: f64 = event_target_value(&e).parse().unwrap_or(1.0);
+                        let v = plan3d_core::units::decimal(&event_target_value(&e)).unwrap_or(1.0);
                         set(false, Box::new(move |i| i.kernel_efficiency = v.clamp(KEFF_RANGE.0, KEFF_RANGE.1)));
                     } />
                 {field_notes(Keys::One("keff"))}

@@ -53,7 +53,7 @@ pub fn RunCard(
         })
     };
     // The slider is log10 of tokens.
-    let tokens_log = move || budget().map_or(12.0, f64::log10);
+    let tokens_log = move || budget().map_or(12.0, libm::log10);
     // The figures and the strip as one piece of markup: a handful of
     // numbers and SVG shapes, cheaper in wasm than a view per element.
     let figures = move || {
@@ -76,8 +76,8 @@ pub fn RunCard(
                 <input id="p3-run-tokens" data-testid="run-tokens" type="range" min="9" max="14" step="0.05"
                     prop:value=move || format!("{:.2}", tokens_log())
                     on:input=move |e| {
-                        if let Ok(v) = event_target_value(&e).parse::<f64>() {
-                            let t = plan3d_core::round_sig(10f64.powf(v), 3);
+                        if let Some(v) = plan3d_core::units::decimal(&event_target_value(&e)) {
+                            let t = plan3d_core::round_sig(libm::pow(10.0, v), 3);
                             set(false, Box::new(move |i| i.tokens = Some(t)));
                         }
                     } />

@@ -253,11 +253,11 @@ pub fn Schedules(
                         prop:value=move || format!("{:.3}", t.get())
                         on:input=move |e| {
                             playing.set(false);
-                            t.set(event_target_value(&e).parse().unwrap_or(0.0));
+                            t.set(plan3d_core::units::decimal(&event_target_value(&e)).unwrap_or(0.0));
                         } />
                 </label>
                 <label>"Speed "
-                    <select data-testid="speed" on:change=move |e| speed.set(event_target_value(&e).parse().unwrap_or(1.0))>
+                    <select data-testid="speed" on:change=move |e| speed.set(plan3d_core::units::decimal(&event_target_value(&e)).unwrap_or(1.0))>
                         <option value="0.25">"¼×"</option>
                         <option value="0.5">"½×"</option>
                         <option value="1" selected>"1×"</option>

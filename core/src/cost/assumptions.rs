@@ -156,7 +156,12 @@ impl Precision {
     #[must_use]
     pub fn optimizer_traffic(self) -> f64 {
         let (w, g, o) = self.bytes();
-        g + 2.0 * o + w
+        match self {
+            // The fp32 weights are the master copy: read and written
+            // (fused AdamW: p, g, m, v read, p, m, v written, 28 bytes).
+            Self::Fp32Adam => g + 2.0 * (o + w),
+            _ => g + 2.0 * o + w,
+        }
     }
 
     /// Stable name.
@@ -217,7 +222,7 @@ pub struct KernelFit {
 }
 
 /// Element-wise traffic per stored activation byte (fitted, see [`KernelFit`]).
-pub const ELEMENTWISE_TRAFFIC: f64 = 2.45;
+pub const ELEMENTWISE_TRAFFIC: f64 = 2.40;
 
 /// The number format of the transformer layers' GEMMs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -297,7 +302,7 @@ pub const NETWORK_EFFICIENCY: f64 = 0.83;
 /// PyTorch 2.11). The operators a layer dispatches were counted on the CPU
 /// with a `TorchDispatchMode` over `measure_steps.py`'s block
 /// ([`crate::cost::step::layer_ops`]).
-pub const OP_OVERHEAD: f64 = 7e-6;
+pub const OP_OVERHEAD: f64 = 30e-6;
 
 /// The fitted kernel model of a GPU (see [`KernelFit`] for the fit).
 #[must_use]

@@ -25,7 +25,7 @@
 //! `ncclTopoTuneModel`, NCCL 2.18): a base latency per algorithm and
 //! protocol, plus a hop latency per ring step inside a node (NVLink) and
 //! across nodes (the network); a tree all-reduce pays 2·((g−1) intra +
-//! log₂(nodes) inter) hops. NCCL picks, per message size, the fastest of
+//! ⌊log₂ nodes⌋ inter) hops. NCCL picks, per message size, the fastest of
 //! ring and tree (all-reduce only) under the LL, LL128 and Simple
 //! protocols, whose bandwidths are 1/4, 0.92 and 1 of the bus's; so do we.
 //! Small messages at many ranks are latency-bound: an FSDP all-gather of a
@@ -174,7 +174,9 @@ pub fn seconds(kind: Collective, bytes: f64, group: Group, fabric: Fabric) -> f6
         }
         best = best.min(ring_lat * 1e-6 + volume / (bus * ring_bw));
         if kind == Collective::AllReduce {
-            let hops = (group.per_node - 1.0) * tree_nv + math::log2(nodes) * tree_net;
+            // NCCL's `log2i`: the tree's depth over the nodes, whole.
+            let depth = f64::from((nodes as u64).max(1).ilog2());
+            let hops = (group.per_node - 1.0) * tree_nv + depth * tree_net;
             let tree_lat = tree_base + 2.0 * hops;
             // A tree's algorithm bandwidth is half its bus bandwidth.
             best = best.min(tree_lat * 1e-6 + 2.0 * bytes / (bus * tree_bw));

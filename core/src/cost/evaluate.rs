@@ -141,7 +141,7 @@ pub fn evaluate_with(
     cfg: &Config,
     a: &Assumptions,
 ) -> Result<Evaluation, Error> {
-    evaluate_staged(model, hw, cfg, a, None)
+    evaluate_staged(model, hw, cfg, a, None, None)
 }
 
 /// [`evaluate_with`], given the configuration's [`Stages`] when the caller
@@ -152,6 +152,7 @@ pub(crate) fn evaluate_staged(
     cfg: &Config,
     a: &Assumptions,
     stages: Option<Stages>,
+    shaped: Option<Option<step::Shaped>>,
 ) -> Result<Evaluation, Error> {
     validate(model, hw, cfg)?;
     if a.compute == crate::cost::assumptions::Compute::Fp8
@@ -183,7 +184,7 @@ pub(crate) fn evaluate_staged(
             })
         }
         Timing::Intensity => Ok(by_intensity(model, hw, cfg, a)),
-        Timing::Seconds => by_seconds(model, hw, cfg, a, stages),
+        Timing::Seconds => by_seconds(model, hw, cfg, a, stages, shaped),
     }
 }
 
@@ -363,6 +364,7 @@ fn by_seconds(
     cfg: &Config,
     a: &Assumptions,
     stages: Option<Stages>,
+    shaped: Option<Option<step::Shaped>>,
 ) -> Result<Evaluation, Error> {
     for (what, total) in [("heads", model.heads), ("key/value heads", model.kv_heads)] {
         if total % cfg.tensor != 0 {
@@ -374,7 +376,10 @@ fn by_seconds(
             });
         }
     }
-    let parts = step_time(model, hw, cfg, a);
+    let parts = match shaped {
+        Some(shaped) => step::step_time_shaped(model, hw, cfg, a, shaped),
+        None => step_time(model, hw, cfg, a),
+    };
     let step = Seconds(parts.total());
     let b = cfg.batch() as f64;
     let ds = f64::from(model.seq_len);

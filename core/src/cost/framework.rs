@@ -153,6 +153,16 @@ impl Framework {
         a
     }
 
+    /// Does it pad the vocabulary (Megatron's `--make-vocab-size-divisible-by`
+    /// 128 per tensor rank; Megatron-DeepSpeed inherits it)?
+    #[must_use]
+    pub fn pads_vocabulary(self) -> bool {
+        matches!(
+            self,
+            Self::MegatronCore | Self::Megatron2022 | Self::Deepspeed
+        )
+    }
+
     /// The layer code for a model: Hugging Face's Llama code only runs
     /// gated models; a GPT-style shape under that preset runs the plain
     /// layer (llm-foundry's MPT block saves what it saves).

@@ -87,8 +87,16 @@ pub struct Curves {
     pub tile_64: f64,
     /// Fixed ramp of a GEMM (s).
     pub ramp: f64,
-    /// Fraction of the memory bandwidth a memory-bound GEMM reaches.
+    /// Fraction of the memory bandwidth a memory-bound kernel reaches
+    /// (GEMMs; the optimizer's and autocast's casts, measured apart at
+    /// the same 0.68–0.74 in whole steps).
     pub memory: f64,
+    /// Fraction of the BF16 peak a GEMM reaches when one of its
+    /// dimensions is not a multiple of 8 elements (16 bytes): cuBLAS falls
+    /// back to CUTLASS's SM75 `align1` kernels (GPT-2's 50 257-entry
+    /// vocabulary unpadded: 116–128 Tflop/s in three whole steps of
+    /// `calibration/h100-2026-11-26/profile_steps.json`).
+    pub unaligned: f64,
     /// Causal attention forward: ceiling (fraction of the BF16 peak) and
     /// the sequence at which half of it is reached.
     pub attention_forward: (f64, f64),
@@ -107,6 +115,7 @@ pub const HOPPER: Curves = Curves {
     tile_64: 0.6,
     ramp: 4e-6,
     memory: 0.7,
+    unaligned: 0.125,
     attention_forward: (0.66, 392.0),
     attention_backward: (0.54, 1336.0),
     measured: true,
@@ -114,36 +123,38 @@ pub const HOPPER: Curves = Curves {
 
 /// The curves of a GPU: the H100's measured ones for the Hopper GPUs
 /// (H100, H800, H200: one die); for the others the same fractions with
-/// their own SM count, stated as not measured.
+/// their generation's SM count (read off the BF16 peak: an A100's 312
+/// Tflop/s, 108 SMs; a Blackwell's 2.25 Pflop/s and more, 148), stated as
+/// not measured.
 #[must_use]
 pub fn curves(gpu: &Gpu) -> Curves {
-    match gpu.name {
-        "h100-sxm" | "h800" | "h200" => HOPPER,
-        "a100-80gb" | "a100-40gb" => Curves {
-            sms: 108.0,
-            measured: false,
-            ..HOPPER
+    let peak = gpu.peak.0;
+    Curves {
+        sms: if peak < 500e12 {
+            108.0
+        } else if peak < 1500e12 {
+            132.0
+        } else {
+            148.0
         },
-        "b200" | "gb200" => Curves {
-            sms: 148.0,
-            measured: false,
-            ..HOPPER
-        },
-        _ => Curves {
-            measured: false,
-            ..HOPPER
-        },
+        measured: matches!(gpu.name, "h100-sxm" | "h800" | "h200"),
+        ..HOPPER
     }
 }
 
 /// Tiles (rows × columns) the library chooses among, with their rate
 /// against the largest: (rows, columns, which rate).
-const TILES: [(f64, f64, u8); 3] = [(256.0, 128.0, 0), (128.0, 128.0, 1), (128.0, 64.0, 2)];
+const TILES: [(u16, u16, u8); 3] = [(256, 128, 0), (128, 128, 1), (128, 64, 2)];
 
 /// The best fraction of the ceiling the waves of an M×N output over K
-/// reach: the tile and split of K that fill the SMs best.
+/// reach: the tile and split of K that fill the SMs best. A split of K
+/// only helps a GEMM whose tiles do not fill one wave, and is tried only
+/// there (the search calls this for every candidate's layer: integer
+/// arithmetic, no float rounding calls).
 #[must_use]
 pub fn fill(c: &Curves, m: f64, n: f64, k: f64) -> f64 {
+    use crate::math::ceil;
+    let sms = c.sms;
     let mut best: f64 = 0.0;
     for (rows, cols, which) in TILES {
         let eta = match which {
@@ -151,19 +162,38 @@ pub fn fill(c: &Curves, m: f64, n: f64, k: f64) -> f64 {
             1 => c.tile_128,
             _ => c.tile_64,
         };
-        for (a, b) in [(m, n), (n, m)] {
-            let base = crate::math::ceil(a / rows) * crate::math::ceil(b / cols);
-            for split in [1.0, 2.0, 4.0, 8.0] {
-                if split > 1.0 && k / split < 512.0 {
+        if eta <= best {
+            continue;
+        }
+        let (rows, cols) = (rows as f64, cols as f64);
+        let bases = [
+            ceil(m / rows) * ceil(n / cols),
+            ceil(n / rows) * ceil(m / cols),
+        ];
+        let orientations = if rows == cols { 1 } else { 2 };
+        for &base in &bases[..orientations] {
+            let mut split = 1.0;
+            loop {
+                let tiles = base * split;
+                best = best.max(eta * tiles / (ceil(tiles / sms) * sms));
+                split *= 2.0;
+                if split > 8.0 || k / split < 512.0 || best >= eta {
                     break;
                 }
-                let tiles = base * split;
-                let waves = crate::math::ceil(tiles / c.sms);
-                best = best.max(eta * tiles / (waves * c.sms));
             }
         }
     }
     best
+}
+
+/// A fractional dimension (an average over layers or experts) is not a
+/// real shape, and counts as aligned.
+fn aligned(x: f64) -> bool {
+    if (x - crate::math::round(x)).abs() > 1e-6 {
+        return true;
+    }
+    let r = x - 8.0 * crate::math::floor(x / 8.0);
+    r.abs() < 1e-6 || (8.0 - r).abs() < 1e-6
 }
 
 /// Seconds of one M×N×K GEMM in `format` at `peak` flop/s (the format's)
@@ -178,6 +208,11 @@ pub fn gemm_seconds(
 ) -> f64 {
     if m <= 0.0 || n <= 0.0 || k <= 0.0 {
         return 0.0;
+    }
+    if !(aligned(m) && aligned(n) && aligned(k)) {
+        // The fallback kernel: no tile choice recovers it.
+        let compute = 2.0 * m * n * k / (peak * c.unaligned);
+        return compute + c.ramp;
     }
     let ceiling = match format {
         Format::Bf16 => c.ceiling_bf16,
@@ -198,7 +233,11 @@ pub fn attention_rate(c: &Curves, seq: f64, head: f64, forward: bool) -> f64 {
     } else {
         c.attention_backward
     };
-    let head = crate::math::pow((head / 128.0).min(1.0), 0.4);
+    let head = if head >= 128.0 {
+        1.0
+    } else {
+        crate::math::pow(head / 128.0, 0.4)
+    };
     ceiling * head * seq / (seq + half)
 }
 
@@ -214,7 +253,10 @@ pub fn grouped_seconds(
     (m, n, k): (f64, f64, f64),
 ) -> f64 {
     if groups <= 1.0 {
-        return gemm_seconds(c, format, peak, bandwidth, (m, n, k));
+        // One expert's rows are whatever routing sends it: grouped-GEMM
+        // kernels pad them to the tile's alignment.
+        let rows = crate::math::ceil(m / 8.0) * 8.0;
+        return gemm_seconds(c, format, peak, bandwidth, (rows, n, k));
     }
     // The tiles of all groups fill the waves together: as one GEMM of
     // `groups` times the rows, with each group's own memory traffic.

@@ -85,9 +85,7 @@ pub(crate) fn parse_f64(v: &str, min: f64, max: f64) -> Option<f64> {
     if v.is_empty() || v.len() > 24 {
         return None;
     }
-    v.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x >= min && *x <= max)
+    crate::units::decimal(v).filter(|x| *x >= min && *x <= max)
 }
 
 /// The `method` value that details the fastest plan found (the default).

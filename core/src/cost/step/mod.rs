@@ -250,21 +250,48 @@ pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
     }
 }
 
+/// The fraction of the memory bandwidth memory-bound kernels reach: the
+/// GPU's curves' under a measured or given kernel model, 1 under the flat
+/// one.
+fn memory_efficiency(hw: &Hardware, a: &Assumptions) -> f64 {
+    if a.kernel == KernelModel::Flat {
+        1.0
+    } else {
+        kernels::curves(&hw.gpu).memory
+    }
+}
+
 /// The kernels-by-shape rates of a configuration's layer
 /// ([`crate::cost::kernels::layer_rates`]) and the logit GEMM's seconds
 /// per flop, under a measured or given kernel model; `None` under the
 /// flat one (the paper's single efficiency).
-fn shaped_rates(
+///
+/// They depend on the micro-batch's tokens, the tensor, context and
+/// expert degrees and the GPU count only: the search computes them once
+/// per candidate and passes them to every configuration it tries
+/// ([`step_time_shaped`]).
+#[must_use]
+pub fn shaped_rates(
     model: &ModelShape,
     hw: &Hardware,
     cfg: &Config,
     a: &Assumptions,
-    tokens: f64,
-) -> Option<(kernels::LayerRates, f64)> {
+) -> Option<Shaped> {
     if a.kernel == KernelModel::Flat {
         return None;
     }
-    let (sustained, _) = kernels(hw, a);
+    let tokens =
+        f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
+    // The sustained fraction is a multi-GPU run's (kernels sharing the
+    // SMs and the power budget with NCCL's, waiting on its syncs): one GPU
+    // alone runs its kernels as measured in isolation
+    // (`calibration/h100-2026-11-26/profile_steps.json`: a Llama 8B
+    // slice's GEMMs at 767 Tflop/s in a whole step).
+    let gpus = f64::from(cfg.data)
+        * f64::from(cfg.tensor)
+        * f64::from(cfg.pipe)
+        * f64::from(cfg.context.max(1));
+    let sustained = if gpus > 1.0 { kernels(hw, a).0 } else { 1.0 };
     let curves = kernels::curves(&hw.gpu);
     let format = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
         kernels::Format::Fp8
@@ -289,21 +316,40 @@ fn shaped_rates(
     );
     let logit = match model.vocab {
         Some(v) => {
-            let (m, k, n) = (tokens.max(1.0), model.width() as f64, f64::from(v) / t);
+            // Megatron pads the vocabulary to a multiple of 128 per tensor
+            // rank (`--make-vocab-size-divisible-by`); the others keep it.
+            let v = f64::from(v);
+            let n = if a.framework.pads_vocabulary() {
+                crate::math::ceil(v / (128.0 * t)) * 128.0
+            } else {
+                v / t
+            };
+            let (m, k) = (tokens.max(1.0), model.width() as f64);
             let g = |shape| kernels::gemm_seconds(&curves, kernels::Format::Bf16, peak, bw, shape);
             (g((m, n, k)) + g((m, k, n)) + g((k, n, m))) / (6.0 * m * k * n) / sustained
         }
         None => 0.0,
     };
-    Some((rates, logit))
+    Some(Shaped { rates, logit })
+}
+
+/// A layer's kernel rates and the logit GEMM's seconds per flop
+/// ([`shaped_rates`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shaped {
+    /// The layer's kernels, seconds per flop by kind.
+    pub rates: kernels::LayerRates,
+    /// The logit GEMM's seconds per flop (forward and backward).
+    pub logit: f64,
 }
 
 /// A floor on the heaviest device's time per micro-batch for tensor
 /// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
 /// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
 /// layers without recomputation, the activations as split as sequence
-/// parallelism makes them, a 1/`context` share of each sequence. The
-/// search prunes with it.
+/// parallelism makes them, a 1/`context` share of each sequence, or the
+/// eager CPU's dispatch of its operators when that is longer. The search
+/// prunes with it.
 #[must_use]
 pub fn micro_batch_floor(
     model: &ModelShape,
@@ -322,16 +368,59 @@ pub fn micro_batch_floor(
         traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
     let linear = 2.0 * model.layer_active_params();
     let attention = layer_forward_flops_per_token(model, a.work) - linear;
-    f64::from(model.layers) / f64::from(pipe)
-        * (3.0 * tokens / (t * gemm_eff)
-            * (linear / linear_peak(hw, a) + attention / hw.gpu.peak.0)
-            + elementwise)
+    let peak = hw.gpu.peak.0;
+    let gemms = if a.kernel == KernelModel::Flat {
+        3.0 * tokens / (t * gemm_eff) * (linear / linear_peak(hw, a) + attention / peak)
+    } else {
+        // Kernels by shape: no GEMM beats its format's ceiling; the flash
+        // kernels run at their rates for the sequence, forward once and
+        // backward; one GPU alone runs unsustained (a run of one GPU per
+        // these degrees may still be data-parallel: 1 is the bound).
+        let c = kernels::curves(&hw.gpu);
+        let s = if tensor * pipe * context.max(1) > 1 {
+            gemm_eff
+        } else {
+            1.0
+        };
+        let ceiling = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
+            c.ceiling_fp8
+        } else {
+            c.ceiling_bf16
+        };
+        let attn = if a.flash_attention {
+            let seq = f64::from(model.seq_len) / f64::from(context.max(1));
+            let head = f64::from(model.head_size);
+            0.5 / kernels::attention_rate(&c, seq, head, true)
+                + 1.25 / kernels::attention_rate(&c, seq, head, false)
+        } else {
+            3.0 / c.ceiling_bf16
+        };
+        tokens / (t * s) * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak)
+    };
+    // An eager CPU dispatches the layer's operators at least once each
+    // way: no layer is shorter.
+    let (ops_fwd, ops_bwd) = layer_ops(model);
+    let dispatch = a.op_overhead * (ops_fwd + ops_bwd);
+    f64::from(model.layers) / f64::from(pipe) * (gemms + elementwise).max(dispatch)
 }
 
 /// The step time of a configuration under `a` ([`super::evaluate_with`]
 /// calls it with [`Timing::Seconds`](crate::cost::assumptions::Timing)).
 #[must_use]
 pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> StepTime {
+    step_time_shaped(model, hw, cfg, a, shaped_rates(model, hw, cfg, a))
+}
+
+/// [`step_time`] given the configuration's kernel rates
+/// ([`shaped_rates`], computed once for many configurations).
+#[must_use]
+pub fn step_time_shaped(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+    shaped: Option<Shaped>,
+) -> StepTime {
     let (t, p, d) = (
         f64::from(cfg.tensor),
         f64::from(cfg.pipe),
@@ -367,64 +456,66 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let per_gpu = tokens / t;
     // Forward passes of a layer's GEMMs: the forward and its recomputation.
     let forwards = passes - 2.0;
-    let (layer_gemm, attn_fwd_layer, attn_bwd_layer, logit_time) =
-        match shaped_rates(model, hw, cfg, a, tokens) {
-            None => {
-                let layer_gemm = if a.compute == Compute::Bf16 {
-                    passes * (per_layer_fwd + routed_extra) * tokens / (t * peak * gemm_eff)
-                } else {
-                    passes * tokens / (t * gemm_eff)
-                        * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
-                };
-                let attention_forwards = match cfg.activation {
-                    ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => {
-                        2.0
-                    }
-                    ActivationModel::None => 1.0,
-                };
-                let per_flop = per_gpu / (peak * gemm_eff);
-                (
-                    layer_gemm,
-                    attention_forwards * score * per_flop,
-                    2.0 * score * per_flop,
-                    3.0 * logit_forward_flops_per_token(model, a.work) * per_flop,
-                )
-            }
-            Some((r, logit_rate)) => {
-                // Each kind of flop at its kernels' rate: the dense and the
-                // routed linears by their shapes, forward and backward
-                // apart; the attention at the flash kernel's rate for its
-                // sequence (or as GEMMs, materialized); selective
-                // recomputation's modules at the attention's forward rate.
-                let routed = 2.0 * model.layer_routed_active_params();
-                let dense = linear - routed;
-                let experts = routed + routed_extra;
-                let lin = forwards * (dense * r.dense_forward + experts * r.expert_forward)
-                    + 2.0 * (dense * r.dense_backward + experts * r.expert_backward);
-                let (af, ab) = if a.flash_attention {
-                    (r.attention_forward, r.attention_backward)
-                } else {
-                    (r.dense_forward, r.dense_backward)
-                };
-                let extra = recomputed_flops(model, cfg);
-                let attn_f = (forwards * score + extra) * af * per_gpu;
-                let attn_b = 2.0 * score * ab * per_gpu;
-                (
-                    lin * per_gpu + attn_f + attn_b,
-                    attn_f,
-                    attn_b,
-                    3.0 * logit_forward_flops_per_token(model, a.work) * per_gpu * logit_rate,
-                )
-            }
-        };
+    let (layer_gemm, attn_fwd_layer, attn_bwd_layer, logit_time) = match shaped {
+        None => {
+            let layer_gemm = if a.compute == Compute::Bf16 {
+                passes * (per_layer_fwd + routed_extra) * tokens / (t * peak * gemm_eff)
+            } else {
+                passes * tokens / (t * gemm_eff)
+                    * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
+            };
+            let attention_forwards = match cfg.activation {
+                ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => 2.0,
+                ActivationModel::None => 1.0,
+            };
+            let per_flop = per_gpu / (peak * gemm_eff);
+            (
+                layer_gemm,
+                attention_forwards * score * per_flop,
+                2.0 * score * per_flop,
+                3.0 * logit_forward_flops_per_token(model, a.work) * per_flop,
+            )
+        }
+        Some(Shaped {
+            rates: r,
+            logit: logit_rate,
+        }) => {
+            // Each kind of flop at its kernels' rate: the dense and the
+            // routed linears by their shapes, forward and backward
+            // apart; the attention at the flash kernel's rate for its
+            // sequence (or as GEMMs, materialized); selective
+            // recomputation's modules at the attention's forward rate.
+            let routed = 2.0 * model.layer_routed_active_params();
+            let dense = linear - routed;
+            let experts = routed + routed_extra;
+            let lin = forwards * (dense * r.dense_forward + experts * r.expert_forward)
+                + 2.0 * (dense * r.dense_backward + experts * r.expert_backward);
+            let (af, ab) = if a.flash_attention {
+                (r.attention_forward, r.attention_backward)
+            } else {
+                (r.dense_forward, r.dense_backward)
+            };
+            let extra = recomputed_flops(model, cfg);
+            let attn_f = (forwards * score + extra) * af * per_gpu;
+            let attn_b = 2.0 * score * ab * per_gpu;
+            (
+                lin * per_gpu + attn_f + attn_b,
+                attn_f,
+                attn_b,
+                3.0 * logit_forward_flops_per_token(model, a.work) * per_gpu * logit_rate,
+            )
+        }
+    };
     // Autocast's casts of fp32 weights (plain PyTorch AMP): each forward
     // reads a layer's fp32 weights and writes their bf16 copies (6 bytes
     // a weight), each backward turns the bf16 weight gradients into the
     // fp32 `.grad`, accumulated (2 + 4 read, 4 written).
     let layer_traffic = layer_traffic
         + if a.weight_casts {
+            // At the memory-bound kernels' fraction of the bandwidth,
+            // counted as the bytes that would move at full speed.
             let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
-            (dense + experts) * (6.0 * forwards + 10.0)
+            (dense + experts) * (6.0 * forwards + 10.0) / memory_efficiency(hw, a)
         } else {
             0.0
         };
@@ -616,8 +707,11 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let weights = 2.0;
     let zero = zero_of(cfg);
     let fwd_share = 1.0 / passes;
-    let bwd_mb = (compute_mb + elementwise_mb) * (1.0 - fwd_share);
-    let fwd_mb = (compute_mb + elementwise_mb) * fwd_share;
+    // The windows data-parallel traffic hides under: the device's busy
+    // time, the wait for an eager CPU included (the links are free then).
+    let busy_mb = compute_mb + elementwise_mb + launch_mb;
+    let bwd_mb = busy_mb * (1.0 - fwd_share);
+    let fwd_mb = busy_mb * fwd_share;
     // FSDP (ZeRO-3) gathers and reduces layer by layer, each prefetched
     // under the layer before; bucketed reductions run a bucket under the
     // next one's backward: what is left exposed is one unit's collective
@@ -701,7 +795,10 @@ pub fn step_time(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumption
     let (_, _, opt_shard_e) = zero.shards(rings.expert_ranks);
     let optimizer_bytes =
         (rings.dense / opt_shard + rings.experts / opt_shard_e) * a.precision.optimizer_traffic();
-    let optimizer = optimizer_bytes / mem_bw;
+    // Fused Adam reaches the memory-bound kernels' fraction of the
+    // bandwidth (measured: 0.68–0.74 in whole steps), under the measured
+    // kernel model.
+    let optimizer = optimizer_bytes / (mem_bw * memory_efficiency(hw, a));
 
     StepTime {
         compute: m * compute_mb,

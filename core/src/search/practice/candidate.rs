@@ -7,7 +7,7 @@ use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, R
 use super::{better, bubble_factor, Recorder, Space};
 use crate::cost::assumptions::Assumptions;
 use crate::cost::{
-    evaluate_staged, memory::Stages, step::balanced_head, Config, Evaluation, Method,
+    evaluate_staged, memory::Stages, step::balanced_head, step::Shaped, Config, Evaluation, Method,
     PipelineSchedule, ZeroR,
 };
 use crate::hardware::Hardware;
@@ -70,6 +70,7 @@ pub(super) fn evaluate_candidate(
     best: &mut Option<Evaluation>,
     evaluated: &mut u64,
     rec: &mut Recorder,
+    rates: &mut RateCache,
 ) {
     let Candidate {
         t, cp, p, b, d, m, ..
@@ -213,7 +214,9 @@ pub(super) fn evaluate_candidate(
                             rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg);
                             continue;
                         }
-                        let Ok(e) = evaluate_staged(model, hw, &cfg, a, Some(stages)) else {
+                        let shaped = rates.get(model, hw, &cfg, a);
+                        let Ok(e) = evaluate_staged(model, hw, &cfg, a, Some(stages), Some(shaped))
+                        else {
                             continue;
                         };
                         *evaluated += 1;
@@ -237,5 +240,40 @@ pub(super) fn evaluate_candidate(
                 }
             }
         }
+    }
+}
+
+/// The kernel rates of the configurations a search tries, computed once
+/// per micro-batch, tensor, context and expert degree (and whether the run
+/// has more than one GPU): all they depend on
+/// ([`crate::cost::step::shaped_rates`]).
+#[derive(Default)]
+pub(super) struct RateCache(alloc::vec::Vec<(RateKey, Option<Shaped>)>);
+
+/// What the rates depend on: micro-batch, tensor, context and expert
+/// degrees, and more than one GPU.
+type RateKey = (u32, u32, u32, u32, bool);
+
+impl RateCache {
+    /// The rates of `cfg`, computed at its first asking.
+    pub(super) fn get(
+        &mut self,
+        model: &ModelShape,
+        hw: &Hardware,
+        cfg: &Config,
+        a: &Assumptions,
+    ) -> Option<Shaped> {
+        let many = u64::from(cfg.data)
+            * u64::from(cfg.tensor)
+            * u64::from(cfg.pipe)
+            * u64::from(cfg.context.max(1))
+            > 1;
+        let key = (cfg.micro_batch, cfg.tensor, cfg.context, cfg.expert, many);
+        if let Some(&(_, s)) = self.0.iter().find(|(k, _)| *k == key) {
+            return s;
+        }
+        let s = crate::cost::step::shaped_rates(model, hw, cfg, a);
+        self.0.push((key, s));
+        s
     }
 }

@@ -348,6 +348,7 @@ pub(crate) fn search(
     // candidate is tried).
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0u64;
+    let mut rates = candidate::RateCache::default();
     if c.target_days.is_none() && !c.cheapest {
         // A heap: built in linear time, and only what is tried is ordered.
         let mut heap = alloc::collections::BinaryHeap::from(cands);
@@ -369,6 +370,7 @@ pub(crate) fn search(
                 &mut best,
                 &mut evaluated,
                 rec,
+                &mut rates,
             );
         }
     } else {
@@ -384,6 +386,7 @@ pub(crate) fn search(
                 &mut best,
                 &mut evaluated,
                 rec,
+                &mut rates,
             );
         }
     }
