@@ -282,7 +282,7 @@ pub const OUT_OF_SAMPLE: &[Check] = &[
 pub const DEEPSEEK_V3: Check = Check {
     run: "DeepSeek-V3 pre-training (arXiv 2412.19437), 2 048 H800",
     setting: "PP16 EP64 ZeRO-1 FP8, batch 15 360, 14.8 T tokens, all-to-alls overlapped; \
-              FP8 GEMMs at BF16's fitted fraction (unvalidated)",
+              FP8 GEMMs at one H100's measured FP8 ceiling (unvalidated)",
     measure: "M GPU-hours",
     published: 2.664,
     plan3d: 2.500,
