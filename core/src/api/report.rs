@@ -259,6 +259,10 @@ pub struct StepReport {
     pub compute: f64,
     /// Memory-bound element-wise kernels.
     pub elementwise: f64,
+    /// The GPU waiting for an eager framework's CPU to dispatch the
+    /// operators of layers whose kernels are shorter.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub launch: f64,
     /// Exposed tensor-parallel collectives.
     pub tensor: f64,
     /// Pipeline sends.
@@ -288,8 +292,8 @@ pub struct StepReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct KernelClassReport {
     /// `linear GEMMs`, `attention forward`, `attention backward`,
-    /// `logits`, `element-wise`, `optimizer`, `exposed communication`,
-    /// `bubble`.
+    /// `logits`, `element-wise`, `optimizer`, `CPU dispatch`, `exposed
+    /// communication`, `bubble`.
     pub class: String,
     /// Seconds per step on the heaviest GPU.
     pub seconds: f64,
@@ -570,6 +574,7 @@ impl EvaluationReport {
             step: e.step_parts.map(|p| StepReport {
                 compute: p.compute,
                 elementwise: p.elementwise,
+                launch: p.launch,
                 tensor: p.tensor,
                 pipeline: p.pipeline,
                 bubble: p.bubble,
