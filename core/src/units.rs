@@ -326,10 +326,11 @@ const POW10: [f64; 23] = [
 /// A decimal number as people, URLs and sliders write it (`12`, `-0.5`,
 /// `15.6e12`, `.5`, `5.`): the same `f64` as Rust's own parser wherever
 /// the decimal exponent is within ±22: digits that fit 2⁵³ in one exact
-/// product or quotient, rounded once (Clinger's fast path); 17 to 19
-/// digits (what `{}` writes for an arbitrary `f64`: a URL's numbers from
-/// 10⁻⁵ to 10²⁰ read back to the bit) corrected by the residual a fused
-/// multiply-add computes exactly; within an ulp or two beyond ±22; `None` for anything else (`inf`, `nan`,
+/// product or quotient, rounded once (Clinger's fast path); otherwise (17
+/// to 19 digits, what `{}` writes for an arbitrary `f64`, or a larger
+/// exponent) in double-double arithmetic, exact but for a decimal within
+/// ~2⁻¹⁰⁰ of a tie between two `f64`s, so that what `{}` writes reads
+/// back to the bit; magnitudes within 10^±300; `None` for anything else (`inf`, `nan`,
 /// hexadecimal, separators). The page's wasm parses every number with it:
 /// Rust's correctly rounded parser and its tables cost ~4 KB of gzipped
 /// wasm (the page's size budget).
@@ -391,48 +392,54 @@ pub fn decimal(s: &str) -> Option<f64> {
     if i != b.len() {
         return None;
     }
-    let v = if mantissa == 0 {
-        0.0
-    } else if exponent.unsigned_abs() <= 22 {
-        // `exponent` is within ±22 here: the index cannot truncate.
-        let p = POW10[exponent.unsigned_abs() as usize];
-        if mantissa <= 1 << 53 {
-            // Both exact: one rounding (Clinger's fast path).
-            let m = mantissa as f64;
-            if exponent >= 0 {
-                m * p
-            } else {
-                m / p
-            }
+    // Trailing zeros move to the exponent (`2.000` is 2, not 2000e-3).
+    while mantissa != 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    if mantissa == 0 {
+        return Some(if negative { -0.0 } else { 0.0 });
+    }
+    // Numbers people type lie within 10^±300 (no subnormals to round).
+    let magnitude = exponent + i64::from(mantissa.ilog10());
+    if !(-300..=300).contains(&magnitude) {
+        return None;
+    }
+    let v = if mantissa <= 1 << 53 && exponent.unsigned_abs() <= 22 {
+        // Both exact: one rounding (Clinger's fast path). `exponent` is
+        // within ±22 here: the index cannot truncate.
+        let (m, p) = (mantissa as f64, POW10[exponent.unsigned_abs() as usize]);
+        if exponent >= 0 {
+            m * p
         } else {
-            // 17 to 19 digits: the mantissa as an exact sum hi + lo, the
-            // product or quotient corrected by its residual, computed
-            // exactly with a fused multiply-add.
-            let hi = mantissa as f64;
-            // |mantissa − hi| < 2¹¹: exact in an i64 and an f64.
-            let lo = (i128::from(mantissa) - hi as i128) as f64;
-            if exponent >= 0 {
-                let q = hi * p;
-                q + (libm::fma(hi, p, -q) + lo * p)
-            } else {
-                let q = hi / p;
-                q + (libm::fma(-q, p, hi) + lo) / p
-            }
+            m / p
         }
     } else {
-        let mut v = mantissa as f64;
-        let mut e = exponent.clamp(-400, 400);
-        while e > 0 {
-            let k = e.min(22);
-            v *= POW10[k as usize];
-            e -= k;
+        // The mantissa as an exact sum hi + lo, scaled by exact powers of
+        // ten in steps of at most 10²², each product or quotient kept as a
+        // double-double (its rounding error recovered exactly with a fused
+        // multiply-add): ~2⁻¹⁰⁰ relative error, rounded once at the end.
+        let hi = mantissa as f64;
+        // |mantissa − hi| < 2¹¹: exact in an f64.
+        let lo = (i128::from(mantissa) - hi as i128) as f64;
+        let (mut hi, mut lo) = (hi, lo);
+        let mut e = exponent;
+        while e != 0 {
+            let k = e.unsigned_abs().min(22);
+            // k ≤ 22: the index cannot truncate.
+            let p = POW10[k as usize];
+            let (h, l) = if e > 0 {
+                let h = hi * p;
+                (h, libm::fma(hi, p, -h) + lo * p)
+            } else {
+                let h = hi / p;
+                (h, (libm::fma(-h, p, hi) + lo) / p)
+            };
+            hi = h + l;
+            lo = l - (hi - h);
+            e = if e > 0 { e - k as i64 } else { e + k as i64 };
         }
-        while e < 0 {
-            let k = (-e).min(22);
-            v /= POW10[k as usize];
-            e += k;
-        }
-        v
+        hi
     };
     let v = if negative { -v } else { v };
     v.is_finite().then_some(v)

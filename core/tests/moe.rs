@@ -337,11 +337,12 @@ fn deepseek_v3_pre_training_gpu_hours() {
     );
     assert!((dual_hours / 2.664e6 - 1.0).abs() < 0.2, "{dual_hours}");
     // Not overlapped (Megatron-Core's default 1F1B), the all-to-alls cost
-    // more than a third of the step.
+    // more than a quarter of the step.
     let plain = Assumptions {
         overlap_expert: false,
         ..a
     };
     let e2 = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &plain).unwrap();
-    assert!(e2.step_parts.unwrap().expert > 0.3 * e2.step.0);
+    let share = e2.step_parts.unwrap().expert / e2.step.0;
+    assert!(share > 0.25, "{share}");
 }

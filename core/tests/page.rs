@@ -455,7 +455,7 @@ fn unvalidated_numbers_say_so_and_by_how_much() {
     assert!(c.contains("FP8 GEMMs"), "{c}");
     assert!(c.contains("experts"), "{c}");
     assert!(c.contains("h800"), "{c}");
-    assert!(c.contains("6 % under its published GPU-hours"), "{c}");
+    assert!(c.contains("4 % under its published GPU-hours"), "{c}");
     assert!(show("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096").is_none());
     assert!(show("assume=paper&model=deepseek-v3&gpu=h800").is_none());
 }

@@ -236,6 +236,41 @@ pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
     }
 }
 
+/// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
+/// (forward, backward), as Transformer Engine runs them: forward, the
+/// attention projection's and the second MLP GEMM's inputs (split over
+/// the tensor ranks) read in BF16 and written in FP8, 3 bytes an element,
+/// and the normalized inputs of the QKV and first MLP GEMMs written in FP8
+/// beside their BF16 (1 byte: `LayerNormLinear` fuses the cast); backward,
+/// every GEMM's output gradient cast and transposed, 3 bytes. A mixture's
+/// routed experts count their k copies. FP8 weights (`fp8_params`) need
+/// no cast.
+#[must_use]
+pub fn fp8_casts(model: &ModelShape, tensor: f64) -> (f64, f64) {
+    let t = tensor.max(1.0);
+    let dm = model.width() as f64;
+    let attn = model.attention_width() as f64;
+    let qkv = attn + 2.0 * model.kv_width();
+    let ffn = match model.experts {
+        Some(e) => {
+            let moe = f64::from(model.moe_layers()) / f64::from(model.layers);
+            f64::from(e.ffn) * (f64::from(e.shared) + moe * f64::from(e.top_k))
+                + (1.0 - moe) * f64::from(model.ffn)
+        }
+        None => f64::from(model.ffn),
+    };
+    let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+    (
+        3.0 * (attn + ffn) / t + 2.0 * dm,
+        3.0 * ((qkv + gate * ffn) / t + 2.0 * dm),
+    )
+}
+
+/// Operators Transformer Engine adds to a layer under FP8, (forward,
+/// backward): the two unfused input casts, and the four output gradients'
+/// cast-transposes.
+pub const FP8_OPS: (f64, f64) = (2.0, 4.0);
+
 /// Operators one layer dispatches, (forward, backward), as eager PyTorch
 /// runs `../shared/calibration/measure_steps.py`'s block under autocast
 /// (counted on the CPU with a `TorchDispatchMode`, views left out): a
@@ -519,9 +554,26 @@ pub fn step_time_shaped(
         } else {
             0.0
         };
+    // FP8 GEMMs take FP8 inputs: Transformer Engine casts each GEMM's
+    // input and each output gradient, computing its amax on the way
+    // ([`fp8_casts`]), at the memory-bound kernels' fraction of the
+    // bandwidth, and dispatches those kernels too.
+    let fp8 = a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some();
+    let layer_traffic = layer_traffic
+        + if fp8 {
+            let (fwd, bwd) = fp8_casts(model, t);
+            (forwards * fwd + bwd) * tokens / memory_efficiency(hw, a)
+        } else {
+            0.0
+        };
     // An eager framework's CPU dispatches every operator of the layer;
     // where its kernels are shorter, the GPU waits for it.
     let (ops_fwd, ops_bwd) = layer_ops(model);
+    let (ops_fwd, ops_bwd) = if fp8 {
+        (ops_fwd + FP8_OPS.0, ops_bwd + FP8_OPS.1)
+    } else {
+        (ops_fwd, ops_bwd)
+    };
     let dispatch = a.op_overhead * (forwards * ops_fwd + ops_bwd);
     let launch_layer = (dispatch - layer_gemm - layer_traffic / mem_bw).max(0.0);
     let layer_time = layer_gemm + layer_traffic / mem_bw + launch_layer;
