@@ -168,6 +168,12 @@ pub fn parse_ramp(text: &str) -> Result<Vec<RampStep>, String> {
                 "batch ramp batch {batch} tokens is above 1e15"
             ));
         }
+        // A phase starts at 0 or after some whole token.
+        if start != 0.0 && start < 1.0 {
+            return Err(alloc::format!(
+                "batch ramp start {start} tokens is below 1 (a phase starts at 0 or after a token)"
+            ));
+        }
         if out.last().is_some_and(|l| start <= l.start_tokens) {
             return Err("batch ramp starts must increase".into());
         }

@@ -280,6 +280,9 @@ fn bad_run_settings_are_errors() {
         "0:4Q",
         "0:2e80B",
         "0:4M,2e18:8M",
+        // And a phase starting after a fraction of a token, printed back
+        // as 62 digits.
+        "0:1,11100000182997447e-60:1",
     ] {
         assert!(parse_ramp(bad).is_err(), "{bad}");
     }
