@@ -102,13 +102,13 @@ fn step(shape: &str, micro_batch: u32, recompute: &str) -> String {
     )
 }
 
-/// `../shared/calibration/h100_steps.json` (plain PyTorch AMP on one H100,
-/// PyTorch 2.11, peak allocated in 1e9 bytes; the calibration set) and
-/// `calibration/h100-2026-11-25/memory.json`'s phases (the same framework,
-/// other shapes, measured by the team): every peak within 5 %, the median
-/// within 1 %. No figure was fitted: the parts are the mechanism's.
-#[test]
-fn single_gpu_peaks_follow_plain_pytorch() {
+/// The single-GPU steps plan3d is checked on: plain PyTorch AMP on one
+/// H100 (PyTorch 2.11, eager). The first nine are
+/// `../shared/calibration/h100_steps.json` (the calibration set: peak
+/// allocated in 1e9 bytes, step in ms), the others
+/// `calibration/h100-2026-11-25/memory.json`'s phases (`peak_bytes`,
+/// `step_s`): (shape, micro-batch, recomputation, peak bytes, seconds).
+fn single_gpu_steps() -> Vec<(String, u32, &'static str, f64, f64)> {
     let gpt = |l: u32, heads: u32, head_size: u32, ffn: u32| {
         format!(
             r#""seq_len": 2048, "heads": {heads}, "head_size": {head_size}, "layers": {l}, "ffn": {ffn}, "vocab": 50257"#
@@ -124,30 +124,39 @@ fn single_gpu_peaks_follow_plain_pytorch() {
     let g13b = gpt(4, 40, 128, 20480);
     let g350 = gpt(24, 16, 64, 4096);
     let g27 = gpt(8, 32, 80, 10240);
-    let cases: Vec<(String, u32, &str, f64)> = vec![
-        (g13.clone(), 1, "none", 23.3e9),
-        (g13.clone(), 2, "none", 28.2e9),
-        (g13.clone(), 4, "none", 38.0e9),
-        (g13.clone(), 8, "none", 57.5e9),
-        (g13, 8, "full", 30.1e9),
-        (g13b.clone(), 2, "none", 26.9e9),
-        (g13b, 8, "full", 31.4e9),
-        (llama8.into(), 1, "none", 44.8e9),
-        (llama8.into(), 2, "none", 63.6e9),
-        // calibration/h100-2026-11-25/memory.json, phases: peak_bytes.
-        (g350.clone(), 1, "none", 8_049_699_328.0),
-        (g350.clone(), 4, "none", 17_207_286_272.0),
-        (g350, 8, "full", 15_944_835_584.0),
-        (g27.clone(), 1, "none", 13_428_290_048.0),
-        (g27.clone(), 4, "none", 21_742_380_544.0),
-        (g27, 4, "full", 15_544_051_712.0),
-        (llama3(4), 1, "none", 19_482_023_936.0),
-        (llama3(8), 1, "none", 27_067_340_800.0),
-        (llama3(8), 2, "none", 37_342_648_320.0),
-        (llama3(8), 4, "full", 42_310_367_232.0),
-    ];
+    vec![
+        (g13.clone(), 1, "none", 23.3e9, 0.0709),
+        (g13.clone(), 2, "none", 28.2e9, 0.1118),
+        (g13.clone(), 4, "none", 38.0e9, 0.1928),
+        (g13.clone(), 8, "none", 57.5e9, 0.3573),
+        (g13, 8, "full", 30.1e9, 0.4180),
+        (g13b.clone(), 2, "none", 26.9e9, 0.1296),
+        (g13b, 8, "full", 31.4e9, 0.4847),
+        (llama8.into(), 1, "none", 44.8e9, 0.1705),
+        (llama8.into(), 2, "none", 63.6e9, 0.3192),
+        (g350.clone(), 1, "none", 8_049_699_328.0, 0.036_483),
+        (g350.clone(), 4, "none", 17_207_286_272.0, 0.083_616),
+        (g350, 8, "full", 15_944_835_584.0, 0.177_747),
+        (g27.clone(), 1, "none", 13_428_290_048.0, 0.045_354),
+        (g27.clone(), 4, "none", 21_742_380_544.0, 0.131_224),
+        (g27, 4, "full", 15_544_051_712.0, 0.147_939),
+        (llama3(4), 1, "none", 19_482_023_936.0, 0.057_519),
+        (llama3(8), 1, "none", 27_067_340_800.0, 0.085_706),
+        (llama3(8), 2, "none", 37_342_648_320.0, 0.146_639),
+        (llama3(8), 4, "full", 42_310_367_232.0, 0.315_919),
+    ]
+}
+
+/// `../shared/calibration/h100_steps.json` (plain PyTorch AMP on one H100,
+/// PyTorch 2.11, peak allocated in 1e9 bytes; the calibration set) and
+/// `calibration/h100-2026-11-25/memory.json`'s phases (the same framework,
+/// other shapes, measured by the team): every peak within 5 %, the median
+/// within 1 %. No figure was fitted: the parts are the mechanism's.
+#[test]
+fn single_gpu_peaks_follow_plain_pytorch() {
+    let cases = single_gpu_steps();
     let mut errors = Vec::new();
-    for (shape, mb, recompute, measured) in &cases {
+    for (shape, mb, recompute, measured, _) in &cases {
         let got = allocated(&step(shape, *mb, recompute));
         let err = got / measured - 1.0;
         println!(
@@ -383,52 +392,17 @@ fn step_seconds(request: &str) -> f64 {
     v["step_seconds"].as_f64().unwrap()
 }
 
-/// The same single-GPU steps' times: plain PyTorch AMP, eager, one H100.
-/// Kernels by shape, autocast's weight casts and eager dispatch brought
-/// the median |error| from 26.7 % to 16.9 % and the largest from 61 % to
-/// 48 %, every step still faster than measured (the issue asks ≤ 10 %:
-/// not reached; what is missing is on the GPU's side, the 13B slice at
-/// micro-batch 2 being 33 % fast with no dispatch wait).
+/// The same single-GPU steps' times. Kernels by shape, the unaligned
+/// vocabulary's fallback GEMMs, Adam's and autocast's casts at the
+/// memory-bound kernels' bandwidth and eager dispatch brought the median
+/// |error| from 26.7 % to 5.5 % and the largest from 61 % to 26 % (GPT
+/// 350M at micro-batch 1, bound by the CPU, whose speed varies between
+/// machines).
 #[test]
 fn single_gpu_steps_time() {
-    let gpt = |l: u32, heads: u32, head_size: u32, ffn: u32| {
-        format!(
-            r#""seq_len": 2048, "heads": {heads}, "head_size": {head_size}, "layers": {l}, "ffn": {ffn}, "vocab": 50257"#
-        )
-    };
-    let llama8 = r#""seq_len": 8192, "heads": 32, "head_size": 128, "kv_heads": 8, "layers": 4, "ffn": 14336, "vocab": 128256, "gated": true, "no_biases": true, "untied": true"#;
-    let llama3 = |l: u32| {
-        format!(
-            r#""seq_len": 4096, "heads": 24, "head_size": 128, "kv_heads": 8, "layers": {l}, "ffn": 8192, "vocab": 128256, "gated": true, "no_biases": true"#
-        )
-    };
-    let g13 = gpt(24, 16, 128, 8192);
-    let g13b = gpt(4, 40, 128, 20480);
-    let g350 = gpt(24, 16, 64, 4096);
-    let g27 = gpt(8, 32, 80, 10240);
-    let cases: Vec<(String, u32, &str, f64)> = vec![
-        (g13.clone(), 1, "none", 0.0709),
-        (g13.clone(), 2, "none", 0.1118),
-        (g13.clone(), 4, "none", 0.1928),
-        (g13.clone(), 8, "none", 0.3573),
-        (g13, 8, "full", 0.4180),
-        (g13b.clone(), 2, "none", 0.1296),
-        (g13b, 8, "full", 0.4847),
-        (llama8.into(), 1, "none", 0.1705),
-        (llama8.into(), 2, "none", 0.3192),
-        (g350.clone(), 1, "none", 0.036_483),
-        (g350.clone(), 4, "none", 0.083_616),
-        (g350, 8, "full", 0.177_747),
-        (g27.clone(), 1, "none", 0.045_354),
-        (g27.clone(), 4, "none", 0.131_224),
-        (g27, 4, "full", 0.147_939),
-        (llama3(4), 1, "none", 0.057_519),
-        (llama3(8), 1, "none", 0.085_706),
-        (llama3(8), 2, "none", 0.146_639),
-        (llama3(8), 4, "full", 0.315_919),
-    ];
+    let cases = single_gpu_steps();
     let mut errors = Vec::new();
-    for (shape, mb, recompute, measured) in &cases {
+    for (shape, mb, recompute, _, measured) in &cases {
         let got = step_seconds(&step(shape, *mb, recompute));
         let err = got / measured - 1.0;
         println!(
@@ -447,5 +421,5 @@ fn single_gpu_steps_time() {
         100.0 * median,
         100.0 * max
     );
-    assert!(median < 0.18 && max < 0.5, "{median} {max}");
+    assert!(median < 0.07 && max < 0.3, "{median} {max}");
 }
