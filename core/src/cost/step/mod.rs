@@ -16,26 +16,30 @@
 //! Each time here is per micro-batch on one GPU of the heaviest stage.
 
 mod activations;
+mod data;
 mod placement;
+mod rates;
 mod recompute;
 mod time;
 pub use activations::{
     activation_bytes_per_token, checkpoint_per_token, fp8_saved_per_token, kept_per_token,
     saved_per_token,
 };
+pub use data::DataRing;
 pub use placement::{
     bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,
     stage_layers, v_shaped,
 };
+pub use rates::{
+    fp8_casts, layer_ops, linear_peak, micro_batch_floor, shaped_rates, Shaped, FP8_OPS,
+};
+use rates::{kernels, memory_efficiency};
 pub use recompute::{chunk_size, offloaded_share, passes_of, recomputed_flops, recomputed_share};
 pub use time::{KernelClass, StepTime};
 
-use crate::cost::assumptions::{
-    fp8_peak, kernel_fit, Assumptions, Compute, KernelModel, WorkCount, Zero,
-};
+use crate::cost::assumptions::{fp8_peak, Assumptions, Compute, WorkCount, Zero};
 use crate::cost::collective::{self, exposed_in_units, Collective, Fabric, Group};
 use crate::cost::config::{Config, PipelineSchedule, ZeroR};
-use crate::cost::kernels;
 use crate::hardware::{Hardware, Link};
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
@@ -94,19 +98,6 @@ pub fn balanced_head(model: &ModelShape, cfg: &Config, work: WorkCount) -> u32 {
 pub fn model_flops_per_token(model: &ModelShape, work: WorkCount) -> f64 {
     3.0 * (f64::from(model.layers) * layer_forward_flops_per_token(model, work)
         + logit_forward_flops_per_token(model, work))
-}
-
-/// Time of a ring collective moving `bytes` per GPU among `n` GPUs: an
-/// all-reduce moves 2(n−1)/n of the data through each GPU's link, a
-/// reduce-scatter or all-gather (n−1)/n (`factor` 2 or 1), at the link's
-/// per-direction bandwidth × the bus efficiency.
-#[must_use]
-pub fn ring_seconds(bytes: f64, n: f64, factor: f64, bandwidth_per_direction: f64) -> f64 {
-    if n <= 1.0 {
-        0.0
-    } else {
-        factor * (n - 1.0) / n * bytes / bandwidth_per_direction
-    }
 }
 
 /// The effective ZeRO stage: the paper's partitioned methods are ZeRO-3.
@@ -209,234 +200,6 @@ pub fn dual_copies(cfg: &Config) -> f64 {
 pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 {
     let layers = f64::from(device_layers(model.layers, cfg, stage));
     dual_copies(cfg) * layers * layer_weights_on_gpu(model, cfg.tensor, cfg.expert).1
-}
-
-/// The kernel model's GEMM efficiency and element-wise traffic factor
-/// under `a`: flat (the paper's one efficiency, no traffic), the fitted
-/// model of the GPU, or a given fit.
-fn kernels(hw: &Hardware, a: &Assumptions) -> (f64, f64) {
-    match a.kernel {
-        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
-        KernelModel::Measured => {
-            let fit = kernel_fit(&hw.gpu);
-            (fit.gemm_efficiency, fit.elementwise_traffic)
-        }
-        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
-    }
-}
-
-/// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under
-/// [`Compute::Fp8`], else its BF16 peak (the FP8 check is
-/// [`super::evaluate_with`]'s).
-#[must_use]
-pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
-    match (a.compute, fp8_peak(&hw.gpu)) {
-        (Compute::Fp8, Some(p)) => p.0,
-        _ => hw.gpu.peak.0,
-    }
-}
-
-/// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
-/// (forward, backward), as Transformer Engine runs them: forward, the
-/// attention projection's and the second MLP GEMM's inputs (split over
-/// the tensor ranks) read in BF16 and written in FP8, 3 bytes an element,
-/// and the normalized inputs of the QKV and first MLP GEMMs written in FP8
-/// beside their BF16 (1 byte: `LayerNormLinear` fuses the cast); backward,
-/// every GEMM's output gradient cast and transposed, 3 bytes. A mixture's
-/// routed experts count their k copies. FP8 weights (`fp8_params`) need
-/// no cast.
-#[must_use]
-pub fn fp8_casts(model: &ModelShape, tensor: f64) -> (f64, f64) {
-    let t = tensor.max(1.0);
-    let dm = model.width() as f64;
-    let attn = model.attention_width() as f64;
-    let qkv = attn + 2.0 * model.kv_width();
-    let ffn = match model.experts {
-        Some(e) => {
-            let moe = f64::from(model.moe_layers()) / f64::from(model.layers);
-            f64::from(e.ffn) * (f64::from(e.shared) + moe * f64::from(e.top_k))
-                + (1.0 - moe) * f64::from(model.ffn)
-        }
-        None => f64::from(model.ffn),
-    };
-    let gate = if model.gated_mlp { 2.0 } else { 1.0 };
-    (
-        3.0 * (attn + ffn) / t + 2.0 * dm,
-        3.0 * ((qkv + gate * ffn) / t + 2.0 * dm),
-    )
-}
-
-/// Operators Transformer Engine adds to a layer under FP8, (forward,
-/// backward): the two unfused input casts, and the four output gradients'
-/// cast-transposes.
-pub const FP8_OPS: (f64, f64) = (2.0, 4.0);
-
-/// Operators one layer dispatches, (forward, backward), as eager PyTorch
-/// runs `../shared/calibration/measure_steps.py`'s block under autocast
-/// (counted on the CPU with a `TorchDispatchMode`, views left out): a
-/// GPT layer (LayerNorm, biases, GELU) 20 and 31, of them 10 and 12 casts;
-/// a Llama layer (RMSNorm as PyTorch composes it, SwiGLU) 27 and 52.
-#[must_use]
-pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
-    if model.gated_mlp {
-        (27.0, 52.0)
-    } else {
-        (20.0, 31.0)
-    }
-}
-
-/// The fraction of the memory bandwidth memory-bound kernels reach: the
-/// GPU's curves' under a measured or given kernel model, 1 under the flat
-/// one.
-fn memory_efficiency(hw: &Hardware, a: &Assumptions) -> f64 {
-    if a.kernel == KernelModel::Flat {
-        1.0
-    } else {
-        kernels::curves(&hw.gpu).memory
-    }
-}
-
-/// The kernels-by-shape rates of a configuration's layer
-/// ([`crate::cost::kernels::layer_rates`]) and the logit GEMM's seconds
-/// per flop, under a measured or given kernel model; `None` under the
-/// flat one (the paper's single efficiency).
-///
-/// They depend on the micro-batch's tokens, the tensor, context and
-/// expert degrees and the GPU count only: the search computes them once
-/// per candidate and passes them to every configuration it tries
-/// ([`step_time_shaped`]).
-#[must_use]
-pub fn shaped_rates(
-    model: &ModelShape,
-    hw: &Hardware,
-    cfg: &Config,
-    a: &Assumptions,
-) -> Option<Shaped> {
-    if a.kernel == KernelModel::Flat {
-        return None;
-    }
-    let tokens =
-        f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
-    // The sustained fraction is a multi-GPU run's (kernels sharing the
-    // SMs and the power budget with NCCL's, waiting on its syncs): one GPU
-    // alone runs its kernels as measured in isolation
-    // (`calibration/h100-2026-11-26/profile_steps.json`: a Llama 8B
-    // slice's GEMMs at 767 Tflop/s in a whole step).
-    let gpus = f64::from(cfg.data)
-        * f64::from(cfg.tensor)
-        * f64::from(cfg.pipe)
-        * f64::from(cfg.context.max(1));
-    let sustained = if gpus > 1.0 { kernels(hw, a).0 } else { 1.0 };
-    let curves = kernels::curves(&hw.gpu);
-    let format = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
-        kernels::Format::Fp8
-    } else {
-        kernels::Format::Bf16
-    };
-    let (peak, bw) = (hw.gpu.peak.0, hw.bandwidth(Link::GpuMemory).0);
-    let t = f64::from(cfg.tensor);
-    let shape = kernels::LayerShape {
-        tokens,
-        tensor: t,
-        expert: f64::from(cfg.expert.max(1)),
-        sequence: f64::from(model.seq_len) / f64::from(cfg.context.max(1)),
-    };
-    let rates = kernels::layer_rates(
-        model,
-        &curves,
-        format,
-        (linear_peak(hw, a), peak, bw),
-        shape,
-        sustained,
-    );
-    let logit = match model.vocab {
-        Some(v) => {
-            // Megatron pads the vocabulary to a multiple of 128 per tensor
-            // rank (`--make-vocab-size-divisible-by`); the others keep it.
-            let v = f64::from(v);
-            let n = if a.framework.pads_vocabulary() {
-                crate::math::ceil(v / (128.0 * t)) * 128.0
-            } else {
-                v / t
-            };
-            let (m, k) = (tokens.max(1.0), model.width() as f64);
-            let g = |shape| kernels::gemm_seconds(&curves, kernels::Format::Bf16, peak, bw, shape);
-            (g((m, n, k)) + g((m, k, n)) + g((k, n, m))) / (6.0 * m * k * n) / sustained
-        }
-        None => 0.0,
-    };
-    Some(Shaped { rates, logit })
-}
-
-/// A layer's kernel rates and the logit GEMM's seconds per flop
-/// ([`shaped_rates`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Shaped {
-    /// The layer's kernels, seconds per flop by kind.
-    pub rates: kernels::LayerRates,
-    /// The logit GEMM's seconds per flop (forward and backward).
-    pub logit: f64,
-}
-
-/// A floor on the heaviest device's time per micro-batch for tensor
-/// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
-/// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
-/// layers without recomputation, the activations as split as sequence
-/// parallelism makes them, a 1/`context` share of each sequence, or the
-/// eager CPU's dispatch of its operators when that is longer. The search
-/// prunes with it.
-#[must_use]
-pub fn micro_batch_floor(
-    model: &ModelShape,
-    hw: &Hardware,
-    a: &Assumptions,
-    tensor: u32,
-    pipe: u32,
-    micro_batch: u32,
-    context: u32,
-) -> f64 {
-    let (gemm_eff, traffic) = kernels(hw, a);
-    let t = f64::from(tensor);
-    let tokens = f64::from(micro_batch) * f64::from(model.seq_len) / f64::from(context.max(1));
-    let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
-    let elementwise =
-        traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
-    let linear = 2.0 * model.layer_active_params();
-    let attention = layer_forward_flops_per_token(model, a.work) - linear;
-    let peak = hw.gpu.peak.0;
-    let gemms = if a.kernel == KernelModel::Flat {
-        3.0 * tokens / (t * gemm_eff) * (linear / linear_peak(hw, a) + attention / peak)
-    } else {
-        // Kernels by shape: no GEMM beats its format's ceiling; the flash
-        // kernels run at their rates for the sequence, forward once and
-        // backward; one GPU alone runs unsustained (a run of one GPU per
-        // these degrees may still be data-parallel: 1 is the bound).
-        let c = kernels::curves(&hw.gpu);
-        let s = if tensor * pipe * context.max(1) > 1 {
-            gemm_eff
-        } else {
-            1.0
-        };
-        let ceiling = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
-            c.ceiling_fp8
-        } else {
-            c.ceiling_bf16
-        };
-        let attn = if a.flash_attention {
-            let seq = f64::from(model.seq_len) / f64::from(context.max(1));
-            let head = f64::from(model.head_size);
-            0.5 / kernels::attention_rate(&c, seq, head, true)
-                + 1.25 / kernels::attention_rate(&c, seq, head, false)
-        } else {
-            3.0 / c.ceiling_bf16
-        };
-        tokens / (t * s) * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak)
-    };
-    // An eager CPU dispatches the layer's operators at least once each
-    // way: no layer is shorter.
-    let (ops_fwd, ops_bwd) = layer_ops(model);
-    let dispatch = a.op_overhead * (ops_fwd + ops_bwd);
-    f64::from(model.layers) / f64::from(pipe) * (gemms + elementwise).max(dispatch)
 }
 
 /// The step time of a configuration under `a` ([`super::evaluate_with`]
@@ -876,79 +639,6 @@ pub fn step_time_shaped(
         logit_flops: m * logit_flops_mb,
         elementwise_bytes: m * heavy_layers * layer_traffic,
         optimizer_bytes,
-    }
-}
-
-/// The data-parallel collectives of the heaviest device's weights, placed
-/// on the cluster ([`crate::cost::collective`]): the routed experts'
-/// weights over the ep-fold smaller expert-data-parallel group (ranks
-/// t·cp·ep apart), the rest over the data and context ranks (they hold
-/// the same weights; ranks t apart), each run as `units` equal
-/// collectives: Megatron-Core's buckets of max(40 M, 1 M·d) parameters
-/// (`DistributedDataParallelConfig.bucket_size`'s default), or one per
-/// layer under ZeRO-3 ([`Self::in_units`]).
-#[derive(Clone, Copy, Debug)]
-pub struct DataRing {
-    dense: f64,
-    experts: f64,
-    ranks: f64,
-    expert_ranks: f64,
-    group: Group,
-    expert_group: Group,
-    fabric: Fabric,
-    /// Collectives the weights are reduced or gathered in.
-    pub units: f64,
-}
-
-impl DataRing {
-    /// The rings of a configuration under `a`.
-    #[must_use]
-    pub fn new(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> Self {
-        let (layer_w, ends_w) = stage_params(model, cfg, 0);
-        let (layer_w_last, ends_w_last) = stage_params(model, cfg, cfg.pipe - 1);
-        let params = (layer_w + ends_w).max(layer_w_last + ends_w_last);
-        let experts = stage_expert_params(model, cfg, 0);
-        let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
-        let t = f64::from(cfg.tensor);
-        let ep = f64::from(cfg.expert.max(1));
-        let cp = f64::from(cfg.context.max(1));
-        let bucket = 40e6_f64.max(1e6 * f64::from(cfg.data));
-        Self {
-            dense: params - experts,
-            experts,
-            ranks: d,
-            expert_ranks: d / ep,
-            group: Group::strided(d, t, hw.node_size),
-            expert_group: Group::strided(d / ep, t * cp * ep, hw.node_size),
-            fabric: Fabric::of(hw, a),
-            units: crate::math::ceil(params / bucket).max(1.0),
-        }
-    }
-
-    /// The same collectives run as `units` pieces (ZeRO-3: one per layer).
-    #[must_use]
-    pub fn in_units(self, units: f64) -> Self {
-        Self {
-            units: units.max(1.0),
-            ..self
-        }
-    }
-
-    /// Seconds of one collective of `bytes_per_param` per weight (`factor`
-    /// 2 for an all-reduce, 1 for a reduce-scatter or an all-gather), run
-    /// as [`Self::units`] collectives: each pays its latency.
-    #[must_use]
-    pub fn seconds(&self, bytes_per_param: f64, factor: f64) -> f64 {
-        let kind = if factor >= 2.0 {
-            Collective::AllReduce
-        } else {
-            Collective::AllGather
-        };
-        let u = self.units;
-        let one = |weights: f64, group: Group| {
-            u * collective::seconds(kind, weights * bytes_per_param / u, group, self.fabric)
-        };
-        one(self.dense, self.group) + one(self.experts, self.expert_group)
     }
 }
 

@@ -1,0 +1,240 @@
+//! The rates a step's kernels run at: the kernel model's figures under the
+//! assumptions, a layer's kernels by shape ([`shaped_rates`], computed once
+//! per micro-batch and degrees), Transformer Engine's FP8 casts, the
+//! operators an eager CPU dispatches, and the search's floor on a
+//! micro-batch.
+
+use super::{activation_bytes_per_token, layer_forward_flops_per_token};
+use crate::cost::assumptions::{fp8_peak, kernel_fit, Assumptions, Compute, KernelModel};
+use crate::cost::config::Config;
+use crate::cost::kernels;
+use crate::hardware::{Hardware, Link};
+use crate::model::ModelShape;
+
+/// The kernel model's GEMM efficiency and element-wise traffic factor
+/// under `a`: flat (the paper's one efficiency, no traffic), the fitted
+/// model of the GPU, or a given fit.
+pub(super) fn kernels(hw: &Hardware, a: &Assumptions) -> (f64, f64) {
+    match a.kernel {
+        KernelModel::Flat => (hw.kernel_efficiency, 0.0),
+        KernelModel::Measured => {
+            let fit = kernel_fit(&hw.gpu);
+            (fit.gemm_efficiency, fit.elementwise_traffic)
+        }
+        KernelModel::Given(fit) => (fit.gemm_efficiency, fit.elementwise_traffic),
+    }
+}
+
+/// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under
+/// [`Compute::Fp8`], else its BF16 peak (the FP8 check is
+/// [`crate::cost::evaluate_with`]'s).
+#[must_use]
+pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
+    match (a.compute, fp8_peak(&hw.gpu)) {
+        (Compute::Fp8, Some(p)) => p.0,
+        _ => hw.gpu.peak.0,
+    }
+}
+
+/// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
+/// (forward, backward), as Transformer Engine runs them: forward, the
+/// attention projection's and the second MLP GEMM's inputs (split over
+/// the tensor ranks) read in BF16 and written in FP8, 3 bytes an element,
+/// and the normalized inputs of the QKV and first MLP GEMMs written in FP8
+/// beside their BF16 (1 byte: `LayerNormLinear` fuses the cast); backward,
+/// every GEMM's output gradient cast and transposed, 3 bytes. A mixture's
+/// routed experts count their k copies. FP8 weights (`fp8_params`) need
+/// no cast.
+#[must_use]
+pub fn fp8_casts(model: &ModelShape, tensor: f64) -> (f64, f64) {
+    let t = tensor.max(1.0);
+    let dm = model.width() as f64;
+    let attn = model.attention_width() as f64;
+    let qkv = attn + 2.0 * model.kv_width();
+    let ffn = match model.experts {
+        Some(e) => {
+            let moe = f64::from(model.moe_layers()) / f64::from(model.layers);
+            f64::from(e.ffn) * (f64::from(e.shared) + moe * f64::from(e.top_k))
+                + (1.0 - moe) * f64::from(model.ffn)
+        }
+        None => f64::from(model.ffn),
+    };
+    let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+    (
+        3.0 * (attn + ffn) / t + 2.0 * dm,
+        3.0 * ((qkv + gate * ffn) / t + 2.0 * dm),
+    )
+}
+
+/// Operators Transformer Engine adds to a layer under FP8, (forward,
+/// backward): the two unfused input casts, and the four output gradients'
+/// cast-transposes.
+pub const FP8_OPS: (f64, f64) = (2.0, 4.0);
+
+/// Operators one layer dispatches, (forward, backward), as eager PyTorch
+/// runs `../shared/calibration/measure_steps.py`'s block under autocast
+/// (counted on the CPU with a `TorchDispatchMode`, views left out): a
+/// GPT layer (LayerNorm, biases, GELU) 20 and 31, of them 10 and 12 casts;
+/// a Llama layer (RMSNorm as PyTorch composes it, SwiGLU) 27 and 52.
+#[must_use]
+pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
+    if model.gated_mlp {
+        (27.0, 52.0)
+    } else {
+        (20.0, 31.0)
+    }
+}
+
+/// The fraction of the memory bandwidth memory-bound kernels reach: the
+/// GPU's curves' under a measured or given kernel model, 1 under the flat
+/// one.
+pub(super) fn memory_efficiency(hw: &Hardware, a: &Assumptions) -> f64 {
+    if a.kernel == KernelModel::Flat {
+        1.0
+    } else {
+        kernels::curves(&hw.gpu).memory
+    }
+}
+
+/// The kernels-by-shape rates of a configuration's layer
+/// ([`crate::cost::kernels::layer_rates`]) and the logit GEMM's seconds
+/// per flop, under a measured or given kernel model; `None` under the
+/// flat one (the paper's single efficiency).
+///
+/// They depend on the micro-batch's tokens, the tensor, context and
+/// expert degrees and the GPU count only: the search computes them once
+/// per candidate and passes them to every configuration it tries
+/// ([`super::step_time_shaped`]).
+#[must_use]
+pub fn shaped_rates(
+    model: &ModelShape,
+    hw: &Hardware,
+    cfg: &Config,
+    a: &Assumptions,
+) -> Option<Shaped> {
+    if a.kernel == KernelModel::Flat {
+        return None;
+    }
+    let tokens =
+        f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
+    // The sustained fraction is a multi-GPU run's (kernels sharing the
+    // SMs and the power budget with NCCL's, waiting on its syncs): one GPU
+    // alone runs its kernels as measured in isolation
+    // (`calibration/h100-2026-11-26/profile_steps.json`: a Llama 8B
+    // slice's GEMMs at 767 Tflop/s in a whole step).
+    let gpus = f64::from(cfg.data)
+        * f64::from(cfg.tensor)
+        * f64::from(cfg.pipe)
+        * f64::from(cfg.context.max(1));
+    let sustained = if gpus > 1.0 { kernels(hw, a).0 } else { 1.0 };
+    let curves = kernels::curves(&hw.gpu);
+    let format = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
+        kernels::Format::Fp8
+    } else {
+        kernels::Format::Bf16
+    };
+    let (peak, bw) = (hw.gpu.peak.0, hw.bandwidth(Link::GpuMemory).0);
+    let t = f64::from(cfg.tensor);
+    let shape = kernels::LayerShape {
+        tokens,
+        tensor: t,
+        expert: f64::from(cfg.expert.max(1)),
+        sequence: f64::from(model.seq_len) / f64::from(cfg.context.max(1)),
+    };
+    let rates = kernels::layer_rates(
+        model,
+        &curves,
+        format,
+        (linear_peak(hw, a), peak, bw),
+        shape,
+        sustained,
+    );
+    let logit = match model.vocab {
+        Some(v) => {
+            // Megatron pads the vocabulary to a multiple of 128 per tensor
+            // rank (`--make-vocab-size-divisible-by`); the others keep it.
+            let v = f64::from(v);
+            let n = if a.framework.pads_vocabulary() {
+                crate::math::ceil(v / (128.0 * t)) * 128.0
+            } else {
+                v / t
+            };
+            let (m, k) = (tokens.max(1.0), model.width() as f64);
+            let g = |shape| kernels::gemm_seconds(&curves, kernels::Format::Bf16, peak, bw, shape);
+            (g((m, n, k)) + g((m, k, n)) + g((k, n, m))) / (6.0 * m * k * n) / sustained
+        }
+        None => 0.0,
+    };
+    Some(Shaped { rates, logit })
+}
+
+/// A layer's kernel rates and the logit GEMM's seconds per flop
+/// ([`shaped_rates`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shaped {
+    /// The layer's kernels, seconds per flop by kind.
+    pub rates: kernels::LayerRates,
+    /// The logit GEMM's seconds per flop (forward and backward).
+    pub logit: f64,
+}
+
+/// A floor on the heaviest device's time per micro-batch for tensor
+/// degree `tensor`, pipeline degree `pipe` and micro-batch `micro_batch`,
+/// whatever the rest: the GEMMs and the element-wise traffic of d_l/p
+/// layers without recomputation, the activations as split as sequence
+/// parallelism makes them, a 1/`context` share of each sequence, or the
+/// eager CPU's dispatch of its operators when that is longer. The search
+/// prunes with it.
+#[must_use]
+pub fn micro_batch_floor(
+    model: &ModelShape,
+    hw: &Hardware,
+    a: &Assumptions,
+    tensor: u32,
+    pipe: u32,
+    micro_batch: u32,
+    context: u32,
+) -> f64 {
+    let (gemm_eff, traffic) = kernels(hw, a);
+    let t = f64::from(tensor);
+    let tokens = f64::from(micro_batch) * f64::from(model.seq_len) / f64::from(context.max(1));
+    let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
+    let elementwise =
+        traffic * (rep + split + scores) / t * tokens * 3.0 / hw.bandwidth(Link::GpuMemory).0;
+    let linear = 2.0 * model.layer_active_params();
+    let attention = layer_forward_flops_per_token(model, a.work) - linear;
+    let peak = hw.gpu.peak.0;
+    let gemms = if a.kernel == KernelModel::Flat {
+        3.0 * tokens / (t * gemm_eff) * (linear / linear_peak(hw, a) + attention / peak)
+    } else {
+        // Kernels by shape: no GEMM beats its format's ceiling; the flash
+        // kernels run at their rates for the sequence, forward once and
+        // backward; one GPU alone runs unsustained (a run of one GPU per
+        // these degrees may still be data-parallel: 1 is the bound).
+        let c = kernels::curves(&hw.gpu);
+        let s = if tensor * pipe * context.max(1) > 1 {
+            gemm_eff
+        } else {
+            1.0
+        };
+        let ceiling = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
+            c.ceiling_fp8
+        } else {
+            c.ceiling_bf16
+        };
+        let attn = if a.flash_attention {
+            let seq = f64::from(model.seq_len) / f64::from(context.max(1));
+            let head = f64::from(model.head_size);
+            0.5 / kernels::attention_rate(&c, seq, head, true)
+                + 1.25 / kernels::attention_rate(&c, seq, head, false)
+        } else {
+            3.0 / c.ceiling_bf16
+        };
+        tokens / (t * s) * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak)
+    };
+    // An eager CPU dispatches the layer's operators at least once each
+    // way: no layer is shorter.
+    let (ops_fwd, ops_bwd) = layer_ops(model);
+    let dispatch = a.op_overhead * (ops_fwd + ops_bwd);
+    f64::from(model.layers) / f64::from(pipe) * (gemms + elementwise).max(dispatch)
+}
