@@ -368,6 +368,15 @@ pub fn step_time_shaped(
         ActivationModel::None => 1.0,
     };
     let attention_flops_mb = heavy_layers * score * tokens / t;
+    // What the flash kernels compute of that count, so that their rate
+    // reads against the peak: half the square under a causal mask, and a
+    // backward of 2.5× the forward where the count charges 2×. The
+    // materialized attention computes the whole count.
+    let causal = if a.flash_attention && shaped.is_some() {
+        0.5
+    } else {
+        1.0
+    };
     let logit_flops_mb = if heavy_logits > 0.0 {
         3.0 * logit_forward_flops_per_token(model, a.work) * tokens / t
     } else {
@@ -634,8 +643,8 @@ pub fn step_time_shaped(
         attention_backward: m * heavy_layers * attn_bwd_layer,
         logits: m * heavy_logits,
         linear_flops: m * heavy_layers * passes * (linear + routed_extra) * tokens / t,
-        attention_forward_flops: m * attention_forwards * attention_flops_mb,
-        attention_backward_flops: m * 2.0 * attention_flops_mb,
+        attention_forward_flops: m * attention_forwards * attention_flops_mb * causal,
+        attention_backward_flops: m * 2.0 * attention_flops_mb * causal * 1.25,
         logit_flops: m * logit_flops_mb,
         elementwise_bytes: m * heavy_layers * layer_traffic,
         optimizer_bytes,

@@ -50,9 +50,12 @@ pub struct StepTime {
     /// Flops of the linear GEMMs (weights, recomputation included) the
     /// heaviest device computes per step (not a time).
     pub linear_flops: f64,
-    /// Flops of the attention forward passes, the same.
+    /// Flops of the attention forward passes, the same, as the kernels
+    /// compute them (a causal flash kernel: half the square; see
+    /// `step_time`).
     pub attention_forward_flops: f64,
-    /// Flops of the attention backward pass, the same.
+    /// Flops of the attention backward pass, the same, as the kernels
+    /// compute them (a flash backward: 2.5× its forward's).
     pub attention_backward_flops: f64,
     /// Flops of the logit layer, the same.
     pub logit_flops: f64,
