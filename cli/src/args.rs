@@ -243,6 +243,11 @@ pub(crate) struct PracticeArgs {
     /// this many of the data-parallel GPUs
     #[arg(long)]
     pub(crate) expert_parallel: Option<u32>,
+    /// The routed experts' own tensor-parallel degree (Megatron-Core's
+    /// --expert-tensor-parallel-size; default the tensor degree, searched
+    /// over it and 1): ep × etp may then reach tensor × data × context
+    #[arg(long)]
+    pub(crate) expert_tensor_parallel: Option<u32>,
     /// The busiest GPU's routed-expert work over the average (default 1.1)
     #[arg(long)]
     pub(crate) expert_imbalance: Option<f64>,
@@ -269,6 +274,13 @@ pub(crate) struct PracticeArgs {
     /// layers evenly. Default: the head's flops in layers, rounded
     #[arg(long)]
     pub(crate) head_layers: Option<u32>,
+    /// The embedding's work in layers in the pipeline split: the first
+    /// stage holds this many layers fewer (Megatron-Core's
+    /// --account-for-embedding-in-pipeline-split: 1, with --head-layers 1
+    /// for its loss; a chunk may then hold the embedding or the head
+    /// alone, as PP 16 × VP 8 for 126 layers). Default 0
+    #[arg(long)]
+    pub(crate) embedding_layers: Option<u32>,
     /// The loss over the vocabulary (the last stage's logits memory):
     /// vocab-parallel (Megatron-Core's, 6 bytes a logit; default), eager
     /// (PyTorch's F.cross_entropy on fp32 logits: torchtitan, Hugging Face;
@@ -326,12 +338,14 @@ impl PracticeArgs {
             context_parallel: self.context_parallel,
             precision: self.precision.clone(),
             expert_parallel: self.expert_parallel,
+            expert_tensor_parallel: self.expert_tensor_parallel,
             expert_imbalance: self.expert_imbalance,
             overlap_expert: self.overlap_expert.then_some(true),
             attention: self.attention.clone(),
             overlap_tensor: self.no_overlap_tensor.then_some(false),
             overlap_data: self.no_overlap_data.then_some(false),
             head_layers: self.head_layers,
+            embedding_layers: self.embedding_layers,
             cross_entropy: self.cross_entropy.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),

@@ -224,11 +224,42 @@ fn bad_expert_settings_are_errors_in_words() {
             ..
         })
     ));
+    // ep × etp must divide t·d·cp (Megatron-Core's folded expert groups):
+    // ep 8 on 4 data ranks needs the experts' own tensor degree 1 and 2
+    // tensor ranks.
     let cfg = Config { data: 4, ..ep8() };
     assert!(matches!(
         evaluate_with(&small_moe(0), &hw, &cfg, &a),
         Err(Error::NotDivisible {
-            of: "data × context-parallel degree",
+            what: "expert × expert tensor-parallel degree",
+            value: 8,
+            of: "tensor × data × context-parallel degree",
+            total: 4,
+        })
+    ));
+    let t2 = Config { tensor: 2, ..cfg };
+    assert!(matches!(
+        evaluate_with(&small_moe(0), &hw, &t2, &a),
+        Err(Error::NotDivisible {
+            value: 16,
+            total: 8,
+            ..
+        })
+    ));
+    let folded = Config {
+        expert_tensor: 1,
+        ..t2
+    };
+    assert!(evaluate_with(&small_moe(0), &hw, &folded, &a).is_ok());
+    // The experts' tensor degree divides their feed-forward size.
+    let odd = Config {
+        expert_tensor: 3,
+        ..t2
+    };
+    assert!(matches!(
+        evaluate_with(&small_moe(0), &hw, &odd, &a),
+        Err(Error::NotDivisible {
+            what: "expert tensor-parallel degree",
             ..
         })
     ));
@@ -345,4 +376,56 @@ fn deepseek_v3_pre_training_gpu_hours() {
     let e2 = evaluate_with(&model::DEEPSEEK_V3, &hw, &cfg, &plain).unwrap();
     let share = e2.step_parts.unwrap().expert / e2.step.0;
     assert!(share > 0.25, "{share}");
+}
+
+/// Expert tensor parallelism (Megatron-Core's MoE parallel folding): the
+/// MoE layers regroup a stage's t·cp·d GPUs as etp × ep × edp. At t = 2,
+/// d = 4: EP 8 with the experts whole (etp 1) and EP 4 with each expert
+/// split in two (etp = t) hold the same expert weights per GPU (E/8 of
+/// them) over one expert-data rank, but the first runs each expert's
+/// GEMMs whole (N = the expert's ffn, half the rows), so they are no
+/// slower; its all-to-all crosses eight ranks one apart, the second's
+/// four ranks two apart.
+#[test]
+fn expert_tensor_parallelism_by_hand() {
+    let m = small_moe(0);
+    let lep = m.layer_expert_params();
+    let folded = Config {
+        tensor: 2,
+        data: 4,
+        expert: 8,
+        expert_tensor: 1,
+        ..ep8()
+    };
+    let split = Config {
+        expert: 4,
+        expert_tensor: 0,
+        ..folded
+    };
+    assert_eq!(folded.expert_tensor_degree(), 1);
+    assert_eq!(split.expert_tensor_degree(), 2);
+    assert_eq!((folded.expert_data(), split.expert_data()), (1.0, 1.0));
+    let on_gpu = |c: &Config| {
+        plan3d_core::cost::step::layer_weights_on_gpu(&m, c.tensor, c.expert, c.expert_tensor).1
+    };
+    assert!(close(on_gpu(&folded), lep / 8.0, 1e-12));
+    assert!(close(on_gpu(&split), lep / 8.0, 1e-12));
+    let hw = h100_nodes_of_4();
+    let a = Assumptions::PRACTICE;
+    let rates = |c: &Config| {
+        plan3d_core::cost::step::shaped_rates(&m, &hw, c, &a)
+            .unwrap()
+            .rates
+    };
+    let (f, s) = (rates(&folded), rates(&split));
+    assert!(f.expert_forward <= s.expert_forward, "{f:?} {s:?}");
+    assert!(f.expert_backward <= s.expert_backward, "{f:?} {s:?}");
+    // The dense layers are untouched.
+    assert_eq!(f.dense_forward, s.dense_forward);
+    // Both evaluate; the same expert weights and shards on every GPU.
+    let (ef, es) = (
+        evaluate_with(&m, &hw, &folded, &a).unwrap(),
+        evaluate_with(&m, &hw, &split, &a).unwrap(),
+    );
+    assert!(close(ef.memory.state.0, es.memory.state.0, 1e-12));
 }

@@ -54,6 +54,74 @@ fn interleaved_bubble_and_in_flight() {
     assert_eq!((per[0], per[15]), (8, 7));
 }
 
+/// Megatron-Core's accounting of the embedding and the loss as layers
+/// (`--account-for-embedding-in-pipeline-split
+/// --account-for-loss-in-pipeline-split`): Llama 3.1 405B's 126 layers,
+/// embedding and loss are 128 units over PP 16 × VP 8 = 128 chunks, one
+/// each, the first chunk holding the embedding alone and the last the
+/// loss alone: devices 0 and 15 hold 7 layers, the others 8. Without the
+/// accounting VP 8 is refused (126 layers leave 7 per device).
+#[test]
+fn embedding_and_loss_count_as_layers() {
+    use plan3d_core::cost::step::{device_layers, split_layers};
+    let chunks: Vec<u32> = (0..128).map(|j| split_layers(126, 128, 1, 1, j)).collect();
+    assert_eq!(
+        (chunks[0], chunks[1], chunks[126], chunks[127]),
+        (0, 1, 1, 0)
+    );
+    assert_eq!(chunks.iter().sum::<u32>(), 126);
+    let cfg = Config {
+        pipe: 16,
+        virtual_stages: 8,
+        micro_batches: 64,
+        data: 8,
+        tensor: 8,
+        embedding_layers: 1,
+        head_layers: 1,
+        ..Config::default()
+    };
+    let per: Vec<u32> = (0..16).map(|i| device_layers(126, &cfg, i)).collect();
+    assert_eq!(per.iter().sum::<u32>(), 126);
+    assert_eq!((per[0], per[1], per[14], per[15]), (7, 8, 8, 7));
+    let m = plan3d_core::model::ModelShape {
+        seq_len: 8192,
+        ..plan3d_core::model::LLAMA_3_1_405B
+    };
+    let hw = plan3d_core::hardware::Hardware {
+        gpu: plan3d_core::hardware::H100_SXM,
+        node_size: Some(8),
+        ..plan3d_core::hardware::Hardware::default()
+    };
+    let a = plan3d_core::cost::assumptions::Assumptions::PRACTICE;
+    assert!(plan3d_core::cost::evaluate_with(&m, &hw, &cfg, &a).is_ok());
+    let plain = Config {
+        embedding_layers: 0,
+        head_layers: 0,
+        ..cfg
+    };
+    assert!(matches!(
+        plan3d_core::cost::evaluate_with(&m, &hw, &plain, &a),
+        Err(plan3d_core::Error::OutOfRange { .. })
+    ));
+    // Where chunks are not more than layers, the embedding counts for
+    // less rather than empty a chunk (8 layers over 4 chunks with the
+    // embedding and the head one layer each: 2 each, the ends lighter by
+    // a layer's work each); every chunk keeps a layer.
+    assert_eq!(
+        (0..4)
+            .map(|j| split_layers(8, 4, 1, 1, j))
+            .collect::<Vec<_>>(),
+        [2, 2, 2, 2]
+    );
+    for (layers, chunks, e, h) in [(8, 4, 1, 1), (61, 16, 1, 1), (32, 8, 4, 0), (5, 5, 3, 3)] {
+        let all: Vec<u32> = (0..chunks)
+            .map(|j| split_layers(layers, chunks, e, h, j))
+            .collect();
+        assert_eq!(all.iter().sum::<u32>(), layers, "{layers} {chunks} {e} {h}");
+        assert!(all.iter().all(|&l| l >= 1), "{all:?}");
+    }
+}
+
 /// The pipeline split with the head counted in layers: layers + head cut
 /// evenly, the last stage holding the head in place of that many layers,
 /// every layer placed once, the last stage never emptied.

@@ -104,6 +104,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 zero_bubble: (g + m) % 2 == 0,
                 context: max_gpus.filter(|g| g % 2 == 0).map(|_| 2),
                 expert: batch.filter(|b| b % 2 == 0).map(|_| 4),
+                expert_tensor: batch.filter(|b| b % 4 == 0).map(|_| 1),
                 layout: plan3d_core::state::Layout {
                     data: batch.filter(|b| b % 3 == 0).map(|b| (b % 64 + 1) as u32),
                     pipe: max_gpus.map(|g| (g % 16 + 1) as u32),
@@ -113,6 +114,7 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                     zero: (c % 3 == 0).then(|| plan3d_core::cost::Zero::ALL[(g + c) % 5]),
                     schedule: (n % 2 == 1).then(|| plan3d_core::cost::PipelineSchedule::ALL[p % 5]),
                     head_layers: (p % 3 == 0).then_some((m % 4) as u32),
+                    embedding_layers: (p % 2 == 0).then_some((g % 2) as u32),
                 },
             },
         )

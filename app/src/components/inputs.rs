@@ -427,6 +427,7 @@ pub fn Controls(
                         ("zero", "p3-zero", "zero", "ZeRO stage (practice)", "0, 1, 2, 3 or 3-step; a method that implies another is refused in words", "searched"),
                         ("sched", "p3-sched", "sched", "Pipeline schedule (practice)", "1f1b, gpipe, zb-h1, zb-v or dualpipe", "searched"),
                         ("lmhead", "p3-lmhead", "lmhead", "Head in layers, pipeline split (practice)", "the last stage holds this many layers fewer for the logits (Megatron-Core's --decoder-last-pipeline-num-layers); 0 splits the layers evenly", "the head's flops"),
+                        ("lmembed", "p3-lmembed", "lmembed", "Embedding in layers, pipeline split (practice)", "the first stage holds this many layers fewer (Megatron-Core's --account-for-embedding-in-pipeline-split is 1)", "0"),
                     ]
                         .into_iter()
                         .map(|f| number_field(inputs, typed, committed, f))

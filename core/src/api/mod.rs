@@ -198,6 +198,11 @@ fn evaluation_of(
             .unwrap_or_default(),
         context: p.context_parallel.unwrap_or(1),
         expert: p.expert_parallel.unwrap_or(1),
+        expert_tensor: p
+            .expert_tensor_parallel
+            .filter(|&x| x != r.tensor)
+            .unwrap_or(0),
+        embedding_layers: p.embedding_layers.unwrap_or(0),
         head_layers: 0,
         recompute_layers: p.recompute_layers.unwrap_or(0),
         offload_layers: p.offload_layers.unwrap_or(0),
@@ -359,6 +364,8 @@ fn plan_with(
             context: p.context_parallel,
             global_batch: p.global_batch,
             expert: p.expert_parallel,
+            expert_tensor: p.expert_tensor_parallel,
+            embedding_layers: p.embedding_layers,
             head_layers: p.head_layers,
             recompute_layers: p.recompute_layers,
             offload_layers: p.offload_layers,

@@ -371,12 +371,14 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("context_parallel", p.context_parallel.is_some()),
         ("precision", p.precision.is_some()),
         ("expert_parallel", p.expert_parallel.is_some()),
+        ("expert_tensor_parallel", p.expert_tensor_parallel.is_some()),
         ("expert_imbalance", p.expert_imbalance.is_some()),
         ("overlap_expert", p.overlap_expert.is_some()),
         ("attention", p.attention.is_some()),
         ("overlap_tensor", p.overlap_tensor.is_some()),
         ("overlap_data", p.overlap_data.is_some()),
         ("head_layers", p.head_layers.is_some()),
+        ("embedding_layers", p.embedding_layers.is_some()),
         ("cross_entropy", p.cross_entropy.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),
@@ -425,6 +427,12 @@ pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         zero_r: zero_r(&e.zero_r)?,
         context: e.context_parallel,
         expert: e.expert_parallel,
+        expert_tensor: if e.expert_tensor_parallel == e.tensor {
+            0
+        } else {
+            e.expert_tensor_parallel
+        },
+        embedding_layers: e.embedding_layers,
         head_layers: e.head_layers,
         recompute_layers: e.recompute_layers,
         offload_layers: e.offload_layers,

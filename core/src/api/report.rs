@@ -430,6 +430,14 @@ pub struct EvaluationReport {
     pub context_parallel: u32,
     /// Expert-parallel degree (1: none).
     pub expert_parallel: u32,
+    /// The routed experts' tensor-parallel degree (Megatron-Core's
+    /// `--expert-tensor-parallel-size`; the tensor degree unless set).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub expert_tensor_parallel: u32,
+    /// The embedding's work in layers in the pipeline split (practice; 0:
+    /// none).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub embedding_layers: u32,
     /// The head's work in layers in the pipeline split: the last stage
     /// holds this many layers fewer than an even split of layers and head
     /// gives it (practice; 0: layers split evenly).
@@ -564,6 +572,8 @@ impl EvaluationReport {
             },
             context_parallel: c.context,
             expert_parallel: c.expert,
+            expert_tensor_parallel: c.expert_tensor_degree(),
+            embedding_layers: c.embedding_layers,
             head_layers: c.head_layers,
             step_seconds: e.step.get(),
             tokens_per_second: e.tokens_per_second,

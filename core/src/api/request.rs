@@ -155,6 +155,13 @@ pub struct PracticeRequest {
     /// an evaluation.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub expert_parallel: Option<u32>,
+    /// The routed experts' own tensor-parallel degree (Megatron-Core's
+    /// `--expert-tensor-parallel-size`): the MoE layers regroup a stage's
+    /// GPUs as etp × ep × edp, so ep may exceed data × context where etp <
+    /// tensor. Default the tensor degree in an evaluation; a search tries
+    /// it and, where tensor > 1, 1.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expert_tensor_parallel: Option<u32>,
     /// The busiest GPU's routed-expert work over the average, ≥ 1
     /// (default 1.1).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
@@ -187,6 +194,14 @@ pub struct PracticeRequest {
     /// rounded (`cost::step::balanced_head`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub head_layers: Option<u32>,
+    /// The embedding's work in layers in the pipeline split: the first
+    /// stage holds this many layers fewer (Megatron-Core's
+    /// `--account-for-embedding-in-pipeline-split` is 1, with
+    /// `head_layers` 1 for its `--account-for-loss-in-pipeline-split`; a
+    /// chunk may then hold the embedding or the head alone, as PP 16 × VP
+    /// 8 for 126 layers). Default 0.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub embedding_layers: Option<u32>,
     /// The loss over the vocabulary, which sets the last stage's logits
     /// memory: `vocab-parallel` (Megatron-Core's; practice's default, 6
     /// bytes a logit), `eager` (PyTorch's `F.cross_entropy` on fp32
@@ -241,12 +256,14 @@ impl Default for PracticeRequest {
             context_parallel: None,
             precision: None,
             expert_parallel: None,
+            expert_tensor_parallel: None,
             expert_imbalance: None,
             overlap_expert: None,
             attention: None,
             overlap_tensor: None,
             overlap_data: None,
             head_layers: None,
+            embedding_layers: None,
             cross_entropy: None,
             framework: None,
             grad_reduce: None,

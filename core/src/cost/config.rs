@@ -357,6 +357,21 @@ pub struct Config {
     /// rest). 1: every GPU holds every expert.
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub expert: u32,
+    /// The routed experts' own tensor-parallel degree (practice, mixtures
+    /// of experts; Megatron-Core's `--expert-tensor-parallel-size`, "MoE
+    /// parallel folding", Liu et al. 2025, arXiv 2504.14960): the MoE
+    /// layers regroup the t·cp·d GPUs of a stage as etp × ep × edp, so ep
+    /// may exceed d·cp where etp < t. 0: the tensor degree (Megatron-Core's
+    /// default, and plan3d's before this field).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub expert_tensor: u32,
+    /// The embedding's work in layers, for the pipeline split (practice):
+    /// the first chunk holds this many layers fewer than an even split of
+    /// layers, embedding and head would give it (Megatron-Core's
+    /// `--account-for-embedding-in-pipeline-split`, which counts it as 1).
+    /// 0: the embedding rides on the first chunk.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub embedding_layers: u32,
     /// The head's work in layers, for the pipeline split (practice): the
     /// last stage holds this many layers fewer than an even split of
     /// layers and head would give it ([`crate::cost::step::chunk_layers`];
@@ -405,6 +420,8 @@ impl Default for Config {
             zero_r: ZeroR::None,
             context: 1,
             expert: 1,
+            expert_tensor: 0,
+            embedding_layers: 0,
             head_layers: 0,
             recompute_layers: 0,
             offload_layers: 0,
@@ -446,6 +463,26 @@ impl Config {
         } else {
             crate::cost::saved::Modules(0)
         }
+    }
+
+    /// The routed experts' tensor degree as the cost model reads it:
+    /// [`Self::expert_tensor`], or the tensor degree where it is 0.
+    #[must_use]
+    pub fn expert_tensor_degree(&self) -> u32 {
+        if self.expert_tensor == 0 {
+            self.tensor.max(1)
+        } else {
+            self.expert_tensor
+        }
+    }
+
+    /// The expert-data-parallel degree of a mixture's routed experts:
+    /// t·cp·d / (ep·etp), the GPUs of a stage holding the same experts'
+    /// shard (Megatron-Core's expert data parallelism).
+    #[must_use]
+    pub fn expert_data(&self) -> f64 {
+        f64::from(self.tensor.max(1)) * f64::from(self.data) * f64::from(self.context.max(1))
+            / (f64::from(self.expert.max(1)) * f64::from(self.expert_tensor_degree()))
     }
 
     /// Batch size b = n_b · n_µ · b_µ, in sequences.
@@ -530,15 +567,45 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         }
         _ => {}
     }
-    let dp_cp = u64::from(cfg.data) * u64::from(cfg.context.max(1));
-    if dp_cp % u64::from(cfg.expert) != 0 {
-        return Err(Error::NotDivisible {
-            what: "expert-parallel degree",
-            value: cfg.expert.into(),
-            of: "data × context-parallel degree",
-            total: dp_cp,
+    check_count(
+        "expert tensor-parallel degree",
+        cfg.expert_tensor.into(),
+        0,
+        MAX_DEGREE,
+    )?;
+    if model.experts.is_none() && cfg.expert_tensor > 1 && cfg.expert_tensor != cfg.tensor {
+        return Err(Error::Incompatible {
+            what: "expert tensor parallelism needs a mixture of experts (--experts)",
         });
     }
+    if let Some(e) = model.experts {
+        let etp = cfg.expert_tensor_degree();
+        if e.ffn % etp != 0 {
+            return Err(Error::NotDivisible {
+                what: "expert tensor-parallel degree",
+                value: etp.into(),
+                of: "expert feed-forward size",
+                total: e.ffn.into(),
+            });
+        }
+    }
+    // The MoE layers regroup a stage's t·cp·d GPUs as etp × ep × edp.
+    let stage = u64::from(cfg.tensor) * u64::from(cfg.data) * u64::from(cfg.context.max(1));
+    let folded = u64::from(cfg.expert) * u64::from(cfg.expert_tensor_degree());
+    if stage % folded != 0 {
+        return Err(Error::NotDivisible {
+            what: "expert × expert tensor-parallel degree",
+            value: folded,
+            of: "tensor × data × context-parallel degree",
+            total: stage,
+        });
+    }
+    check_count(
+        "embedding layers",
+        cfg.embedding_layers.into(),
+        0,
+        model.layers.into(),
+    )?;
     check_count("micro-batch size", cfg.micro_batch.into(), 1, MAX_DEGREE)?;
     check_count("micro-batch count", cfg.micro_batches.into(), 1, MAX_DEGREE)?;
     check_count("GPU count", cfg.gpus(), 1, MAX_GPUS)?;
@@ -557,11 +624,15 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             });
         }
     }
+    // A chunk may hold the embedding or the head alone (Megatron-Core's
+    // accounting: 126 layers, embedding and loss over PP 16 × VP 8).
     check_count(
         "virtual stages",
         cfg.virtual_stages.into(),
         1,
-        (model.layers / cfg.pipe).max(1).into(),
+        ((model.layers + cfg.embedding_layers.min(1) + cfg.head_layers.min(1)) / cfg.pipe)
+            .max(1)
+            .into(),
     )?;
     if cfg.pipeline_schedule == PipelineSchedule::GPipe {
         if cfg.method.layered() {

@@ -293,8 +293,9 @@ pub struct LayerRates {
 
 /// What one layer's GEMMs look like on one GPU: `tokens` rows of a
 /// micro-batch (b·s/cp), `tensor` ranks splitting each weight, `expert`
-/// ranks holding the routed experts, `sequence` the attention's query
-/// length per kernel.
+/// ranks holding the routed experts, each expert split over
+/// `expert_tensor` ranks, `sequence` the attention's query length per
+/// kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerShape {
     /// Rows of each dense GEMM, b·s/cp.
@@ -303,6 +304,9 @@ pub struct LayerShape {
     pub tensor: f64,
     /// Expert-parallel degree.
     pub expert: f64,
+    /// The routed experts' tensor-parallel degree (Megatron-Core's
+    /// `--expert-tensor-parallel-size`).
+    pub expert_tensor: f64,
     /// The attention kernel's sequence (s/cp).
     pub sequence: f64,
 }
@@ -376,14 +380,16 @@ pub fn layer_rates(
     let (expert_forward, expert_backward) = match model.experts {
         Some(e) if e.routed > 0 => {
             let ep = shape.expert.max(1.0);
+            let etp = shape.expert_tensor.max(1.0);
             let local = (f64::from(e.routed) / ep).max(1.0);
-            // Each expert's rows: the ep ranks' k copies of their tokens
-            // spread over the E experts.
-            let rows = (m * f64::from(e.top_k) * ep / f64::from(e.routed)).max(1.0);
+            // Each expert's rows: the k copies of the tokens of ep ranks'
+            // expert-tensor groups (each gathers etp sequence-parallel
+            // shards of m/t rows) spread over the E experts.
+            let rows = (m * etp / t * f64::from(e.top_k) * ep / f64::from(e.routed)).max(1.0);
             let ffn = f64::from(e.ffn);
             let mut fl = 0.0;
             let (mut f, mut b) = (0.0, 0.0);
-            for (k, n) in [(dm, gate * ffn / t), (ffn / t, dm)] {
+            for (k, n) in [(dm, gate * ffn / etp), (ffn / etp, dm)] {
                 let (pf, pb) = passes(c, format, linear_peak, bandwidth, local, (rows, k, n));
                 fl += 2.0 * local * rows * k * n;
                 f += pf;

@@ -353,8 +353,9 @@ impl Stages {
 /// * state: parameters × (weights, gradients, optimizer) bytes of
 ///   [`crate::cost::assumptions::Precision`], divided by the data-parallel
 ///   degree where the ZeRO stage shards them (seed 001 sec. 5), the routed
-///   experts' (E/ep per GPU) by the expert-data-parallel degree d·cp/ep
-///   (Megatron-Core's expert data parallelism); ZeRO-3 adds
+///   experts' (E/ep per GPU, over etp ranks) by the expert-data-parallel
+///   degree t·cp·d/(ep·etp) (Megatron-Core's expert data parallelism,
+///   [`Config::expert_data`]); ZeRO-3 adds
 ///   the gathered weights of two layers (the current one and the
 ///   prefetched next), or of the whole stage when gathered once per step;
 /// * activations: [`crate::cost::step::kept_per_token`] (less
@@ -385,10 +386,10 @@ impl Common {
     fn new(model: &ModelShape, cfg: &Config, a: &Assumptions) -> Self {
         use crate::cost::step;
         let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
-        let d_e = d / f64::from(cfg.expert.max(1));
+        let d_e = cfg.expert_data();
         let zero = step::zero_of(cfg);
         let (layer_dense, layer_experts) =
-            step::layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
+            step::layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor);
         // A 1/cp share of each sequence's tokens (context parallelism).
         let tokens =
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));

@@ -120,10 +120,14 @@ pub(super) fn practice_space(inputs: &Inputs) -> search::Space {
         zero: inputs.layout.zero,
         pipeline_schedule: inputs.layout.schedule,
         head_layers: inputs.layout.head_layers,
-        // A dense model has no experts: `ep` is ignored there (said by
-        // [`corrections`]).
+        embedding_layers: inputs.layout.embedding_layers,
+        // A dense model has no experts: `ep` and `etp` are ignored there
+        // (said by [`corrections`]).
         expert: inputs
             .expert
+            .filter(|_| inputs.model.shape().is_ok_and(|m| m.experts.is_some())),
+        expert_tensor: inputs
+            .expert_tensor
             .filter(|_| inputs.model.shape().is_ok_and(|m| m.experts.is_some())),
         ..search::Space::default()
     }

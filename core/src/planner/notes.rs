@@ -45,6 +45,7 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             ("zero", l.zero.is_some()),
             ("sched", l.schedule.is_some()),
             ("lmhead", l.head_layers.is_some()),
+            ("lmembed", l.embedding_layers.is_some()),
         ] {
             if set {
                 v.push(Notice {
@@ -92,6 +93,15 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             value: alloc::format!("{e}"),
             reason: "a dense model has no experts to spread".into(),
             used: "no expert parallelism".into(),
+            refused: false,
+        });
+    }
+    if let Some(e) = inputs.expert_tensor.filter(|_| out.model.experts.is_none()) {
+        v.push(Notice {
+            key: "etp".into(),
+            value: alloc::format!("{e}"),
+            reason: "a dense model has no experts to split".into(),
+            used: "the tensor-parallel degree".into(),
             refused: false,
         });
     }

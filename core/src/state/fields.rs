@@ -18,7 +18,9 @@ impl Inputs {
     pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), Notice> {
         let v = value.trim();
         let result = match key {
-            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" | "lmhead" if v.is_empty() => {
+            "dp" | "pp" | "tp" | "vp" | "mb" | "zero" | "sched" | "lmhead" | "lmembed"
+                if v.is_empty() =>
+            {
                 let l = &mut self.layout;
                 match key {
                     "dp" => l.data = None,
@@ -28,6 +30,7 @@ impl Inputs {
                     "mb" => l.micro_batch = None,
                     "zero" => l.zero = None,
                     "lmhead" => l.head_layers = None,
+                    "lmembed" => l.embedding_layers = None,
                     _ => l.schedule = None,
                 }
                 Ok(())
@@ -123,6 +126,7 @@ impl Inputs {
             "zero" => self.layout.zero.map(|z| z.name().to_string()),
             "sched" => self.layout.schedule.map(|s| s.name().to_string()),
             "lmhead" => self.layout.head_layers.map(|x| x.to_string()),
+            "lmembed" => self.layout.embedding_layers.map(|x| x.to_string()),
             _ => None,
         }
         .unwrap_or_default()
@@ -193,6 +197,13 @@ impl Inputs {
             "ep" => self
                 .expert
                 .map_or(String::from("searched"), |e| alloc::format!("{e}")),
+            "etp" => self
+                .expert_tensor
+                .map_or(String::from("searched"), |e| alloc::format!("{e}")),
+            "lmembed" => self
+                .layout
+                .embedding_layers
+                .map_or(String::from("0 layers"), |e| alloc::format!("{e} layers")),
             "zb" => String::from(if self.zero_bubble {
                 "1F1B, ZB-H1, ZB-V and DualPipe"
             } else {

@@ -113,11 +113,17 @@ pub struct Layout {
     /// stage holds this many layers fewer; 0 splits the layers evenly);
     /// by default the head's flops in layers.
     pub head_layers: Option<u32>,
+    /// The embedding's work in layers in the pipeline split (`lmembed`:
+    /// the first stage holds this many layers fewer, Megatron-Core's
+    /// `--account-for-embedding-in-pipeline-split` at 1); by default 0.
+    pub embedding_layers: Option<u32>,
 }
 
 impl Layout {
     /// The URL keys of a layout, in the order the query writes them.
-    pub const KEYS: [&'static str; 8] = ["dp", "pp", "tp", "vp", "mb", "zero", "sched", "lmhead"];
+    pub const KEYS: [&'static str; 9] = [
+        "dp", "pp", "tp", "vp", "mb", "zero", "sched", "lmhead", "lmembed",
+    ];
 
     /// Is anything fixed?
     #[must_use]
@@ -250,6 +256,10 @@ pub struct Inputs {
     pub context: Option<u32>,
     /// (Practice) a fixed expert-parallel degree (`ep`); `None`: searched.
     pub expert: Option<u32>,
+    /// (Practice) the routed experts' own tensor-parallel degree (`etp`,
+    /// Megatron-Core's `--expert-tensor-parallel-size`); `None`: searched
+    /// (the tensor degree, or 1).
+    pub expert_tensor: Option<u32>,
     /// A layout to check (`dp`, `pp`, `tp`, `vp`, `mb`, `zero`, `sched`):
     /// each degree or choice fixed when given, searched otherwise.
     pub layout: Layout,
@@ -282,6 +292,7 @@ impl Default for Inputs {
             zero_bubble: false,
             context: None,
             expert: None,
+            expert_tensor: None,
             layout: Layout::default(),
         }
     }

@@ -362,6 +362,14 @@ impl Inputs {
                     ),
                 }
             }
+            "lmembed" => match parse_u64(v, 0, 64) {
+                Some(e) => self.layout.embedding_layers = Some(e as u32),
+                None => {
+                    return Err(
+                        "the embedding's layers in the pipeline split must be a whole number in 0–64",
+                    )
+                }
+            },
             "sched" => match crate::cost::PipelineSchedule::parse(v) {
                 Ok(s) => self.layout.schedule = Some(s),
                 Err(_) => {
@@ -375,6 +383,14 @@ impl Inputs {
             "ep" => match parse_u64(v, 1, 65_536) {
                 Some(e) => self.expert = Some(e as u32),
                 None => return Err("the expert-parallel degree must be a whole number in 1–65536"),
+            },
+            "etp" => match parse_u64(v, 1, 1024) {
+                Some(e) => self.expert_tensor = Some(e as u32),
+                None => {
+                    return Err(
+                        "the experts' tensor-parallel degree must be a whole number in 1–1024",
+                    )
+                }
             },
             "zb" => match v.trim() {
                 "1" | "true" | "on" => self.zero_bubble = true,
@@ -521,6 +537,9 @@ impl Inputs {
         if let Some(e) = self.expert {
             put("ep", &e);
         }
+        if let Some(e) = self.expert_tensor {
+            put("etp", &e);
+        }
         let l = &self.layout;
         for (key, value) in [
             ("dp", l.data),
@@ -541,6 +560,9 @@ impl Inputs {
         }
         if let Some(h) = l.head_layers {
             put("lmhead", &h);
+        }
+        if let Some(e) = l.embedding_layers {
+            put("lmembed", &e);
         }
         if self.ramp[0].is_some() {
             put("ramp", &crate::run::ramp_text(&self.ramp));
@@ -592,11 +614,11 @@ impl schemars::JsonSchema for Inputs {
 
 /// The page's URL keys: those [`Inputs::parse_value`] reads, the model's
 /// and the custom shape's.
-pub const URL_KEYS: [&str; 45] = [
+pub const URL_KEYS: [&str; 47] = [
     "model", "gpu", "node", "net", "method", "par", "gpus", "cluster", "days", "batch", "keff",
-    "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "sched", "cp", "ep",
-    "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head", "layers", "ffn",
-    "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense", "fw",
+    "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "lmembed", "sched",
+    "cp", "ep", "etp", "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head",
+    "layers", "ffn", "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense", "fw",
 ];
 
 /// Whether `key` is one of the page's URL keys.

@@ -83,10 +83,21 @@ fn brute_with(
                                 if zero.stage() > 2 || (p > 1 && zero.stage() > 1) {
                                     continue;
                                 }
-                                let eps = if m.experts.is_some() { d * cp } else { 1 };
-                                for ep in 1..=eps {
+                                // Every ep, with the experts' tensor
+                                // degree t or (t > 1) 1, as practice
+                                // searches them.
+                                let eps = if m.experts.is_some() { t * d * cp } else { 1 };
+                                let etps: &[u32] = if m.experts.is_some() && t > 1 {
+                                    &[0, 1]
+                                } else {
+                                    &[0]
+                                };
+                                for (ep, &etp) in
+                                    (1..=eps).flat_map(|ep| etps.iter().map(move |x| (ep, x)))
+                                {
                                     let mut cfg = Config {
                                         expert: ep as u32,
+                                        expert_tensor: etp,
                                         data: d as u32,
                                         pipe: p as u32,
                                         tensor: t as u32,
@@ -477,7 +488,7 @@ fn practice_search_offloads_checkpoints_when_memory_binds() {
 /// tight and loose, all-to-alls overlapped or not.
 #[test]
 fn practice_search_moe_is_brute_force() {
-    let mut found_ep = false;
+    let (mut found_ep, mut found_etp) = (false, false);
     for (gpus, mem, overlap, limit) in [
         (16u64, 80.0, false, 0u32),
         (16, 0.6, false, 0),
@@ -509,9 +520,14 @@ fn practice_search_moe_is_brute_force() {
             &MEGATRON_SCHEDULES,
         ) {
             found_ep |= f.config.expert > 1;
+            found_etp |= f.config.expert_tensor == 1 && f.config.tensor > 1;
         }
     }
     assert!(found_ep, "no case chose expert parallelism");
+    assert!(
+        found_etp,
+        "no case split the experts apart from the tensor ranks"
+    );
 }
 
 /// `--pipeline-schedule any`: the search tries ZB-H1, ZB-V and DualPipe

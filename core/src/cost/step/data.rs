@@ -38,16 +38,17 @@ impl DataRing {
         let experts = stage_expert_params(model, cfg, 0);
         let d = f64::from(cfg.data) * f64::from(cfg.context.max(1));
         let t = f64::from(cfg.tensor);
-        let ep = f64::from(cfg.expert.max(1));
-        let cp = f64::from(cfg.context.max(1));
+        // The MoE layers' GPUs in Megatron-Core's folded order (etp, ep,
+        // edp): an expert's data-parallel ranks are etp·ep apart.
+        let folded = f64::from(cfg.expert.max(1)) * f64::from(cfg.expert_tensor_degree());
         let bucket = 40e6_f64.max(1e6 * f64::from(cfg.data));
         Self {
             dense: params - experts,
             experts,
             ranks: d,
-            expert_ranks: d / ep,
+            expert_ranks: cfg.expert_data(),
             group: Group::strided(d, t, hw.node_size),
-            expert_group: Group::strided(d / ep, t * cp * ep, hw.node_size),
+            expert_group: Group::strided(cfg.expert_data(), folded, hw.node_size),
             fabric: Fabric::of(hw, a),
             units: crate::math::ceil(params / bucket).max(1.0),
         }

@@ -28,7 +28,7 @@ pub use activations::{
 pub use data::DataRing;
 pub use placement::{
     bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,
-    stage_layers, v_shaped,
+    split_layers, stage_layers, v_shaped,
 };
 pub use rates::{
     fp8_casts, layer_ops, linear_peak, micro_batch_floor, shaped_rates, Shaped, FP8_OPS,
@@ -133,7 +133,7 @@ pub fn stage_params(model: &ModelShape, cfg: &Config, stage: u32) -> (f64, f64) 
         cfg,
         stage,
         device_layers(model.layers, cfg, stage),
-        layer_weights_on_gpu(model, cfg.tensor, cfg.expert),
+        layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor),
     )
 }
 
@@ -169,15 +169,27 @@ pub(crate) fn stage_params_of(
 }
 
 /// One layer's weights on one GPU, as (the rest, the routed experts): the
-/// layer split over `tensor` ranks, its E routed experts also over
-/// `expert` ranks (E/ep each). The experts' part is 0 for a dense model.
+/// layer split over `tensor` ranks, its E routed experts over `expert`
+/// ranks (E/ep each) and each expert over its own `expert_tensor` ranks
+/// ([`Config::expert_tensor`]; 0: `tensor`). The experts' part is 0 for
+/// a dense model.
 #[must_use]
-pub fn layer_weights_on_gpu(model: &ModelShape, tensor: u32, expert: u32) -> (f64, f64) {
+pub fn layer_weights_on_gpu(
+    model: &ModelShape,
+    tensor: u32,
+    expert: u32,
+    expert_tensor: u32,
+) -> (f64, f64) {
     let t = f64::from(tensor.max(1));
+    let etp = if expert_tensor == 0 {
+        t
+    } else {
+        f64::from(expert_tensor)
+    };
     let lep = model.layer_expert_params();
     (
         (model.layer_params() - lep) / t,
-        lep / (f64::from(expert.max(1)) * t),
+        lep / (f64::from(expert.max(1)) * etp),
     )
 }
 
@@ -199,7 +211,9 @@ pub fn dual_copies(cfg: &Config) -> f64 {
 #[must_use]
 pub fn stage_expert_params(model: &ModelShape, cfg: &Config, stage: u32) -> f64 {
     let layers = f64::from(device_layers(model.layers, cfg, stage));
-    dual_copies(cfg) * layers * layer_weights_on_gpu(model, cfg.tensor, cfg.expert).1
+    dual_copies(cfg)
+        * layers
+        * layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor).1
 }
 
 /// The step time of a configuration under `a` ([`super::evaluate_with`]
@@ -312,7 +326,8 @@ pub fn step_time_shaped(
         + if a.weight_casts {
             // At the memory-bound kernels' fraction of the bandwidth,
             // counted as the bytes that would move at full speed.
-            let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert);
+            let (dense, experts) =
+                layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor);
             (dense + experts) * (6.0 * forwards + 10.0) / memory_efficiency(hw, a)
         } else {
             0.0
@@ -458,8 +473,8 @@ pub fn step_time_shaped(
     // dispatch (in FP8 under FP8 compute, DeepSeek-V3 sec. 3.3.2; else
     // BF16) and a BF16 combine, backward the two in BF16, and the forward
     // again when it is recomputed; d_m elements per copy, tokens/t tokens
-    // per GPU. The ep ranks are data ranks t·cp apart: g = node/(t·cp) of
-    // them share a node. Unrestricted routing sends k·(ep−g)/ep copies per
+    // per GPU. The ep ranks are etp apart (Megatron-Core's folded expert
+    // groups, etp × ep × edp): g = node/etp of them share a node. Unrestricted routing sends k·(ep−g)/ep copies per
     // token over the network and k·(g−1)/ep over NVLink; node-limited
     // routing sends one copy per distinct remote node (of n = ep/g nodes,
     // n·(1−(1−1/n)^k) expected for uniform routing, at most the limit)
@@ -469,7 +484,8 @@ pub fn step_time_shaped(
     let expert_mb = match model.experts {
         Some(e) if cfg.expert > 1 => {
             let ep = f64::from(cfg.expert);
-            let g = crate::math::floor(node / (t * cp)).clamp(1.0, ep);
+            let etp = f64::from(cfg.expert_tensor_degree());
+            let g = crate::math::floor(node / etp).clamp(1.0, ep);
             let k = f64::from(e.top_k);
             let nodes = ep / g;
             let (remote, local) = if e.node_limit > 0 && nodes > 1.0 {

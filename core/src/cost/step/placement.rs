@@ -14,27 +14,50 @@ use crate::cost::config::{Config, PipelineSchedule};
 /// Llama 3's lighter last stage). The head counts for less where it would
 /// leave the last chunk no layer. With `head` 0: the even split (the
 /// paper's d_l/p; the remainder's extra layers then go to the first
-/// chunks, as before).
+/// chunks, as before). [`split_layers`] with no embedding.
 #[must_use]
 pub fn chunk_layers(layers: u32, chunks: u32, head: u32, j: u32) -> u32 {
+    split_layers(layers, chunks, 0, head, j)
+}
+
+/// [`chunk_layers`] with the embedding's `embedding` layers' worth of work
+/// on the first chunk too (Megatron-Core's
+/// `account_for_embedding_in_pipeline_split`): `layers + embedding + head`
+/// units cut evenly, the first chunk's layers its units less the
+/// embedding's. Where there are more chunks than layers (PP 16 × VP 8 for
+/// Llama 3.1 405B's 126 layers) a first or last chunk may hold the
+/// embedding or the head alone, as Megatron-Core builds it; otherwise each
+/// counts for less where it would leave its chunk no layer.
+#[must_use]
+pub fn split_layers(layers: u32, chunks: u32, embedding: u32, head: u32, j: u32) -> u32 {
     let chunks = chunks.max(1);
-    if head == 0 {
+    if head == 0 && embedding == 0 {
         let (base, rem) = (layers / chunks, layers % chunks);
         return base + u32::from(j < rem);
     }
-    let mut h = head.min(layers);
+    if chunks == 1 {
+        return layers;
+    }
+    let sparse = layers < chunks;
+    let (mut e, mut h) = (embedding.min(layers), head.min(layers));
     loop {
-        let units = layers + h;
+        let units = layers + e + h;
         let (base, rem) = (units / chunks, units % chunks);
         let last = base + u32::from(rem > 0);
-        if h == 0 || last > h {
+        let first = base + u32::from(1 < rem);
+        let last_ok = h == 0 || last > h || (sparse && last == h);
+        let first_ok = e == 0 || first > e || (sparse && first == e);
+        if last_ok && first_ok {
             return if j + 1 == chunks {
                 last - h
+            } else if j == 0 {
+                first - e
             } else {
                 base + u32::from(j + 1 < rem)
             };
         }
-        h -= 1;
+        h -= u32::from(!last_ok);
+        e -= u32::from(!first_ok);
     }
 }
 
@@ -44,9 +67,21 @@ pub fn chunk_layers(layers: u32, chunks: u32, head: u32, j: u32) -> u32 {
 /// `stage`'s count.
 #[must_use]
 pub fn stage_layers(layers: u32, pipe: u32, virtual_stages: u32, head: u32, stage: u32) -> u32 {
+    stage_layers_split(layers, pipe, virtual_stages, (0, head), stage)
+}
+
+/// [`stage_layers`] with the embedding's and the head's layers
+/// ([`split_layers`]).
+fn stage_layers_split(
+    layers: u32,
+    pipe: u32,
+    virtual_stages: u32,
+    (embedding, head): (u32, u32),
+    stage: u32,
+) -> u32 {
     let chunks = pipe * virtual_stages;
     (0..virtual_stages)
-        .map(|k| chunk_layers(layers, chunks, head, stage + k * pipe))
+        .map(|k| split_layers(layers, chunks, embedding, head, stage + k * pipe))
         .sum()
 }
 
@@ -68,10 +103,24 @@ pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
         };
         [stage, chunks - 1 - stage]
             .into_iter()
-            .map(|j| chunk_layers(layers, chunks, cfg.head_layers, order(j)))
+            .map(|j| {
+                split_layers(
+                    layers,
+                    chunks,
+                    cfg.embedding_layers,
+                    cfg.head_layers,
+                    order(j),
+                )
+            })
             .sum()
     } else {
-        stage_layers(layers, cfg.pipe, cfg.virtual_stages, cfg.head_layers, stage)
+        stage_layers_split(
+            layers,
+            cfg.pipe,
+            cfg.virtual_stages,
+            (cfg.embedding_layers, cfg.head_layers),
+            stage,
+        )
     }
 }
 

@@ -139,6 +139,7 @@ pub fn shaped_rates(
         tokens,
         tensor: t,
         expert: f64::from(cfg.expert.max(1)),
+        expert_tensor: f64::from(cfg.expert_tensor_degree()),
         sequence: f64::from(model.seq_len) / f64::from(cfg.context.max(1)),
     };
     let rates = kernels::layer_rates(

@@ -129,7 +129,7 @@ pub(super) fn evaluate_candidate(
                 steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
             })
     };
-    let eps = expert_degrees(model, space, d * cp);
+    let eps = expert_degrees(model, space, t, d * cp);
     for &v in &vs {
         if (v > 1 && m % p != 0) || beaten(best, v, false) {
             continue;
@@ -158,7 +158,7 @@ pub(super) fn evaluate_candidate(
             Some(ref s) => core::slice::from_ref(s),
             None => &free[..n],
         };
-        for (&sp, &ep, &schedule) in sps.iter().flat_map(|sp| {
+        for (&sp, &(ep, etp), &schedule) in sps.iter().flat_map(|sp| {
             eps.iter()
                 .flat_map(move |ep| schedules.iter().map(move |s| (sp, ep, s)))
         }) {
@@ -191,6 +191,8 @@ pub(super) fn evaluate_candidate(
                             zero_r,
                             context: u32::try_from(cp).unwrap_or(u32::MAX),
                             expert: u32::try_from(ep).unwrap_or(u32::MAX),
+                            expert_tensor: etp,
+                            embedding_layers: space.embedding_layers.unwrap_or(0),
                             head_layers: 0,
                             recompute_layers: if full {
                                 space.recompute_layers.unwrap_or(0)
@@ -250,9 +252,9 @@ pub(super) fn evaluate_candidate(
 #[derive(Default)]
 pub(super) struct RateCache(alloc::vec::Vec<(RateKey, Option<Shaped>)>);
 
-/// What the rates depend on: micro-batch, tensor, context and expert
-/// degrees, and more than one GPU.
-type RateKey = (u32, u32, u32, u32, bool);
+/// What the rates depend on: micro-batch, tensor, context, expert and
+/// expert tensor degrees, and more than one GPU.
+type RateKey = (u32, u32, u32, u32, u32, bool);
 
 impl RateCache {
     /// The rates of `cfg`, computed at its first asking.
@@ -268,7 +270,14 @@ impl RateCache {
             * u64::from(cfg.pipe)
             * u64::from(cfg.context.max(1))
             > 1;
-        let key = (cfg.micro_batch, cfg.tensor, cfg.context, cfg.expert, many);
+        let key = (
+            cfg.micro_batch,
+            cfg.tensor,
+            cfg.context,
+            cfg.expert,
+            cfg.expert_tensor_degree(),
+            many,
+        );
         if let Some(&(_, s)) = self.0.iter().find(|(k, _)| *k == key) {
             return s;
         }

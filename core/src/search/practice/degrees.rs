@@ -36,20 +36,77 @@ pub(super) fn single_stage_chunks(space: &Space, method: Method, p: u64) -> bool
         )
 }
 
-/// The expert-parallel degrees tried for `dp_cp` data × context ranks:
-/// the fixed one, 1 for a dense model, else every divisor of the routed
-/// experts that divides `dp_cp` (ascending).
+/// The (expert, expert tensor) degrees tried at tensor degree `t` for
+/// `dp_cp` data × context ranks, the second as [`crate::cost::Config::expert_tensor`]
+/// holds it (0: t): the fixed ones; (1, 0) for a dense model; else every
+/// divisor ep of the routed experts whose ep·etp divides t·dp_cp, with
+/// etp = t (Megatron-Core's default) and, where t > 1, etp = 1 (experts
+/// whole, each on its own GPU: MoE parallel folding).
 pub(super) fn expert_degrees(
     model: &ModelShape,
     space: &Space,
+    t: u64,
     dp_cp: u64,
-) -> alloc::vec::Vec<u64> {
-    match (space.expert, model.experts) {
-        (Some(ep), _) => alloc::vec![u64::from(ep)],
-        (None, None) => alloc::vec![1],
-        (None, Some(e)) => divisors(u64::from(e.routed))
-            .filter(|ep| dp_cp % ep == 0)
-            .collect(),
+) -> alloc::vec::Vec<(u64, u32)> {
+    let mut out = alloc::vec::Vec::new();
+    expert_options(model, space, t, dp_cp, |ep, x| out.push((ep, x)));
+    out
+}
+
+/// Calls `f` with each of [`expert_degrees`]' pairs, ascending in ep for
+/// each expert tensor degree.
+fn expert_options(
+    model: &ModelShape,
+    space: &Space,
+    t: u64,
+    dp_cp: u64,
+    mut f: impl FnMut(u64, u32),
+) {
+    let Some(e) = model.experts else {
+        f(
+            space.expert.map_or(1, u64::from),
+            space.expert_tensor.unwrap_or(0),
+        );
+        return;
+    };
+    let (fixed, free) = ([space.expert_tensor.unwrap_or(0)], [0, 1]);
+    let etps: &[u32] = match space.expert_tensor {
+        Some(_) => &fixed,
+        None if t > 1 => &free,
+        None => &free[..1],
+    };
+    for &x in etps {
+        let etp = if x == 0 { t } else { u64::from(x) };
+        if etp == 0 || u64::from(e.ffn) % etp != 0 {
+            continue;
+        }
+        let fits = |ep: u64| (t * dp_cp) % (ep * etp) == 0;
+        match space.expert {
+            Some(ep) => {
+                if fits(ep.into()) {
+                    f(ep.into(), x);
+                }
+            }
+            None => divisors(u64::from(e.routed))
+                .filter(|&ep| fits(ep))
+                .for_each(|ep| f(ep, x)),
+        }
+    }
+}
+
+/// The most a routed expert's weights are split among [`expert_degrees`]'
+/// pairs, over t: max ep·etp / t (1 for a dense model or where none
+/// fits), without building the list.
+pub(super) fn max_expert_split(model: &ModelShape, space: &Space, t: u64, dp_cp: u64) -> f64 {
+    let mut most = 0;
+    expert_options(model, space, t, dp_cp, |ep, x| {
+        let etp = if x == 0 { t } else { u64::from(x) };
+        most = most.max(ep * etp);
+    });
+    if most == 0 {
+        1.0
+    } else {
+        most as f64 / t.max(1) as f64
     }
 }
 
@@ -164,6 +221,8 @@ pub(super) struct StateFloor {
     dense: f64,
     experts: f64,
     reserve: f64,
+    /// The tensor degree.
+    t: u64,
 }
 
 impl StateFloor {
@@ -184,8 +243,12 @@ impl StateFloor {
         } else {
             zero
         };
-        let (dense, experts) =
-            crate::cost::step::layer_weights_on_gpu(model, u32::try_from(t).unwrap_or(u32::MAX), 1);
+        let (dense, experts) = crate::cost::step::layer_weights_on_gpu(
+            model,
+            u32::try_from(t).unwrap_or(u32::MAX),
+            1,
+            0,
+        );
         Self {
             zero,
             bytes: {
@@ -206,34 +269,24 @@ impl StateFloor {
             dense,
             experts,
             reserve: a.reserve.0,
+            t,
         }
     }
 
     /// The floor at `d` data × context ranks: the routed experts as spread
-    /// as any expert degree allowed at this d spreads them (a floor for
-    /// every ep tried).
+    /// as any expert degrees allowed at this d spread them (a floor for
+    /// every (ep, etp) tried).
     pub(super) fn at(&self, model: &ModelShape, space: &Space, d: u64) -> f64 {
         let (sw, sg, so) = self.zero.shards(d as f64);
         let (bw, bg, bo) = self.bytes;
         let mut total = self.layers * self.dense * (bw / sw + bg / sg + bo / so) + self.reserve;
         if self.experts > 0.0 {
-            let ep = max_expert_degree(model, space, d);
-            let (swe, sge, soe) = self.zero.shards(d as f64 / ep as f64);
-            total += self.layers * self.experts / ep as f64 * (bw / swe + bg / sge + bo / soe);
+            // Split ep·etp ways, over t·d / (ep·etp) expert-data ranks.
+            let split = max_expert_split(model, space, self.t, d);
+            let (swe, sge, soe) = self.zero.shards(d as f64 / split);
+            total += self.layers * self.experts / split * (bw / swe + bg / sge + bo / soe);
         }
         total
-    }
-}
-
-/// The largest of [`expert_degrees`], without building the list.
-pub(super) fn max_expert_degree(model: &ModelShape, space: &Space, dp_cp: u64) -> u64 {
-    match (space.expert, model.experts) {
-        (Some(ep), _) => u64::from(ep),
-        (None, None) => 1,
-        (None, Some(e)) => divisors(u64::from(e.routed))
-            .filter(|ep| dp_cp % ep == 0)
-            .last()
-            .unwrap_or(1),
     }
 }
 

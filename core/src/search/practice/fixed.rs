@@ -237,7 +237,11 @@ fn check_keyed(
             }
             _ => {}
         }
-        if let (Some(d), cp) = (space.data, space.context.unwrap_or(1)) {
+        // With the experts' tensor degree that of the rest, ep divides
+        // d·cp; a smaller one (searched, or fixed) lets ep reach t·d·cp.
+        if let (Some(d), cp, Some(0)) =
+            (space.data, space.context.unwrap_or(1), space.expert_tensor)
+        {
             let dp_cp = u64::from(d) * u64::from(cp);
             if dp_cp % u64::from(ep) != 0 {
                 return Err((
@@ -251,6 +255,41 @@ fn check_keyed(
                 ));
             }
         }
+    }
+    if let Some(x) = space.expert_tensor {
+        check_count(
+            "expert tensor-parallel degree",
+            x.into(),
+            0,
+            crate::MAX_DEGREE,
+        )
+        .map_err(key("etp"))?;
+        match model.experts {
+            None if x > 1 => {
+                return Err((
+                    "etp",
+                    Error::Incompatible {
+                        what: "expert tensor parallelism needs a mixture of experts (--experts)",
+                    },
+                ))
+            }
+            Some(e) if x > 0 && e.ffn % x != 0 => {
+                return Err((
+                    "etp",
+                    Error::NotDivisible {
+                        what: "expert tensor-parallel degree",
+                        value: x.into(),
+                        of: "expert feed-forward size",
+                        total: e.ffn.into(),
+                    },
+                ))
+            }
+            _ => {}
+        }
+    }
+    if let Some(n) = space.embedding_layers {
+        check_count("embedding layers", n.into(), 0, model.layers.into())
+            .map_err(key("lmembed"))?;
     }
     if let (Some(m), Some(r)) = (space.recompute_modules, space.recompute) {
         if m.0 != 0 && r != ActivationModel::Selective {

@@ -106,8 +106,16 @@ pub struct Space {
     /// The global batch in sequences.
     pub global_batch: Option<u64>,
     /// Expert-parallel degree (searched for mixtures of experts: every
-    /// divisor of the routed experts that divides d·cp).
+    /// divisor of the routed experts whose product with the expert tensor
+    /// degree divides t·d·cp).
     pub expert: Option<u32>,
+    /// The routed experts' tensor degree
+    /// ([`crate::cost::Config::expert_tensor`]; 0: t). Searched: t and,
+    /// where t > 1, 1.
+    pub expert_tensor: Option<u32>,
+    /// The embedding's work in layers in the pipeline split
+    /// ([`crate::cost::Config::embedding_layers`]); default 0.
+    pub embedding_layers: Option<u32>,
     /// The head's work in layers in the pipeline split
     /// ([`crate::cost::Config::head_layers`]); by default the head's flops in layers
     /// ([`crate::cost::step::balanced_head`]).
