@@ -235,8 +235,11 @@ pub(crate) struct PracticeArgs {
     /// (ring attention)
     #[arg(long)]
     pub(crate) context_parallel: Option<u32>,
-    /// The layers' GEMMs: bf16 (default) or fp8 (H100, H200, B200, GB200;
-    /// FP8 efficiency is an unvalidated assumption)
+    /// The layers' GEMMs: bf16 (default); fp8 (per-tensor, delayed
+    /// scaling), fp8-current (per-tensor, current scaling), fp8-blockwise
+    /// (DeepSeek's 1x128 / 128x128 blocks) on H100, H800, H200 and the
+    /// Blackwell GPUs; mxfp8 on B200, GB200, B300, GB300 (FP8 efficiency
+    /// is an unvalidated assumption)
     #[arg(long)]
     pub(crate) precision: Option<String>,
     /// Expert-parallel degree (mixtures of experts): experts spread over

@@ -11,7 +11,8 @@
 //!
 //! Figures for newer hardware come from vendors' data sheets and are
 //! decimal (GB = 1e9 bytes): H100 SXM (80 GiB of HBM3, 3.35 TB/s), H200
-//! (141 GB, 4.8 TB/s), B200 (180 GB, 7.7 TB/s), NVLink 4 (900 GB/s),
+//! (141 GB, 4.8 TB/s), B200 (180 GB, 7.7 TB/s), B300 and GB300 (288 GB,
+//! 8 TB/s), NVLink 4 (900 GB/s),
 //! NVLink 5 (1800 GB/s), PCIe 5.0 x16 (126 GB/s), InfiniBand 400 Gb/s
 //! (100 GB/s) and Ethernet 100 / 400 Gb/s per GPU (25 / 100 GB/s).
 //! Every link figure is input + output, as in Table A.1.
@@ -116,8 +117,33 @@ pub const GB200: Gpu = Gpu {
     ..B200
 };
 
+/// NVIDIA B300 (HGX B300, Blackwell Ultra): the B200's 2.25 Pflop/s
+/// dense BF16 and 4.5 Pflop/s FP8 (Blackwell Ultra cut FP64 and INT8,
+/// not BF16: the DGX B300 data sheet, torchtitan's peak table), 288 GB of
+/// HBM3e at 8 TB/s, 160 SMs, NVLink 5 (1.8 TB/s) across 8 GPUs, a
+/// ConnectX-8 (800 Gb/s, `infiniband-800`) per GPU. Its PCIe and CPU
+/// links are taken as the B200's.
+pub const B300: Gpu = Gpu {
+    name: "b300",
+    memory: Bytes(gb(288.0)),
+    memory_bandwidth: BytesPerSec(gb(8000.0)),
+    ..B200
+};
+
+/// NVIDIA GB300 in an NVL72 rack: the B300's die at 1 400 W, 2.5 Pflop/s
+/// dense BF16 (5 FP8), 288 GB at 8 TB/s, NVLink 5 across 72 GPUs
+/// (NVIDIA's GB300 NVL72 page; "Inside NVIDIA Blackwell Ultra").
+pub const GB300: Gpu = Gpu {
+    name: "gb300",
+    peak: FlopPerSec(2500e12),
+    default_node_size: 72,
+    ..B300
+};
+
 /// Every GPU preset.
-pub const GPUS: &[Gpu] = &[A100_80GB, A100_40GB, H100_SXM, H800, H200, B200, GB200];
+pub const GPUS: &[Gpu] = &[
+    A100_80GB, A100_40GB, H100_SXM, H800, H200, B200, GB200, B300, GB300,
+];
 
 /// Looks a GPU up by name, case-insensitive.
 ///

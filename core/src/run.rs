@@ -84,14 +84,18 @@ pub fn optimal_interval(c: f64, mtbi: f64, r: f64) -> f64 {
 }
 
 /// A GPU's board power, watts (the vendors' data sheets: A100 SXM 400 W,
-/// H100 and H200 SXM 700 W, B200 1000 W, GB200's Blackwell GPU 1200 W).
+/// H100 and H200 SXM 700 W, B200 1000 W, GB200's Blackwell GPU 1200 W,
+/// B300 1100 W (HGX B300; NVIDIA's DGX B300 caps it at 1000 W), GB300's
+/// 1400 W).
 #[must_use]
 pub fn board_watts(gpu: &Gpu) -> f64 {
     match gpu.name {
         "a100-80gb" | "a100-40gb" => 400.0,
         "h100-sxm" | "h200" => 700.0,
         "b200" => 1000.0,
+        "b300" => 1100.0,
         "gb200" => 1200.0,
+        "gb300" => 1400.0,
         _ => 700.0,
     }
 }
@@ -99,7 +103,8 @@ pub fn board_watts(gpu: &Gpu) -> f64 {
 /// Price per GPU-hour by default, US dollars: typical on-demand cloud
 /// prices of late 2025 (an assumption: contracts differ by 2×; give your
 /// own). A100 40 GB 1.30, A100 80 GB 1.80, H100 2.50, H200 3.50, B200 5.00,
-/// GB200 6.00.
+/// GB200 6.00; B300 6.00 and GB300 7.00, a step above their predecessors
+/// (a guess: few clouds listed them in 2025).
 #[must_use]
 pub fn default_price(gpu: &Gpu) -> f64 {
     match gpu.name {
@@ -108,7 +113,8 @@ pub fn default_price(gpu: &Gpu) -> f64 {
         "h100-sxm" => 2.50,
         "h200" => 3.50,
         "b200" => 5.00,
-        "gb200" => 6.00,
+        "gb200" | "b300" => 6.00,
+        "gb300" => 7.00,
         _ => 2.50,
     }
 }

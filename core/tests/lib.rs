@@ -4,6 +4,8 @@
 mod calibration;
 #[cfg(feature = "alloc")]
 mod fields;
+#[cfg(feature = "alloc")]
+mod formats;
 mod golden;
 #[cfg(feature = "serde")]
 mod kernels;

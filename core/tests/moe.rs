@@ -286,7 +286,8 @@ fn bad_expert_settings_are_errors_in_words() {
 
 /// DeepSeek-V3's published setting (arXiv 2412.19437 sec. 3.1–3.3, 4.2):
 /// 2 048 H800s in nodes of 8 on InfiniBand 400, PP 16, EP 64, ZeRO-1, no
-/// TP, FP8 GEMMs, the all-to-alls overlapped by DualPipe, node-limited
+/// TP, FP8 GEMMs with 1×128 and 128×128 block scales (sec. 3.3.2, run as
+/// `fp8-blockwise`), the all-to-alls overlapped by DualPipe, node-limited
 /// routing (4 nodes), batch 15 360 sequences of 4 096, 14.8 T tokens.
 /// Published: 2.664 M H800 GPU-hours of pre-training (2.788 M with the
 /// context extension and post-training). Recomputation: full (the run
@@ -304,7 +305,7 @@ pub(crate) fn deepseek_v3_setting() -> (Hardware, Assumptions, Config) {
         ..Hardware::default()
     };
     let a = Assumptions {
-        compute: Compute::Fp8,
+        compute: Compute::Fp8Block,
         tokens: Some(14.8e12),
         ..Assumptions::PRACTICE
     };

@@ -455,7 +455,13 @@ fn unvalidated_numbers_say_so_and_by_how_much() {
     assert!(c.contains("FP8 GEMMs"), "{c}");
     assert!(c.contains("experts"), "{c}");
     assert!(c.contains("h800"), "{c}");
-    assert!(c.contains("4 % under its published GPU-hours"), "{c}");
+    assert!(c.contains("3 % under its published GPU-hours"), "{c}");
+    // Each recipe says what it rests on.
+    let c = show("model=deepseek-v3&gpu=h800&node=8&cluster=2048&batch=15360&prec=fp8-blockwise")
+        .unwrap();
+    assert!(c.contains("DeepGEMM"), "{c}");
+    let c = show("model=llama-3.1-70b&gpu=b200&node=8&gpus=64&prec=mxfp8").unwrap();
+    assert!(c.contains("MXFP8 GEMMs") && c.contains("b200"), "{c}");
     assert!(show("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096").is_none());
     assert!(show("assume=paper&model=deepseek-v3&gpu=h800").is_none());
 }

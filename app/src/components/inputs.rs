@@ -141,14 +141,17 @@ pub fn Controls(
                 {field_notes(Keys::One("assume"))}
                 <div class:p3-hidden=move || !inputs.with(Inputs::practice)>
                     {number_field(inputs, typed, committed, ("tokens", "p3-tokens", "tokens", "Training tokens", "e.g. 15.6e12", "20 per parameter"))}
-                    <label for="p3-prec" title="FP8 runs the linear layers' GEMMs at the FP8 peak (H100, H200, B200, GB200); no published FP8 run validates it">"GEMM precision"</label>
+                    <label for="p3-prec" title="FP8 runs the linear layers' GEMMs at the FP8 peak (H100, H200, B200, GB200, B300, GB300; MXFP8 on Blackwell only); no published FP8 run validates it">"GEMM precision"</label>
                     <select id="p3-prec" data-testid="prec" prop:value=move || inputs.with(|i| i.compute.name())
                         on:change=move |e| {
                             let v = event_target_value(&e);
                             set(true, Box::new(move |i| if let Ok(c) = Compute::parse(&v) { i.compute = c }));
                         }>
                         <option value="bf16">"BF16"</option>
-                        <option value="fp8">"FP8 (unvalidated)"</option>
+                        <option value="fp8">"FP8 per-tensor (unvalidated)"</option>
+                        <option value="fp8-current">"FP8 current scaling"</option>
+                        <option value="fp8-blockwise">"FP8 block-wise (DeepSeek)"</option>
+                        <option value="mxfp8">"MXFP8 (Blackwell)"</option>
                     </select>
                 {field_notes(Keys::One("prec"))}
                     <label for="p3-ce" title="what the last pipeline stage holds for one micro-batch's logits">"Loss (cross-entropy)"</label>

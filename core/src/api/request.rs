@@ -69,7 +69,8 @@ pub struct ModelRequest {
 #[cfg_attr(feature = "serde", serde(default))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HardwareRequest {
-    /// GPU preset: `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`.
+    /// GPU preset: `a100-80gb`, `a100-40gb`, `h100-sxm`, `h800`, `h200`,
+    /// `b200`, `gb200`, `b300`, `gb300`.
     pub gpu: String,
     /// GPUs per NVLink node (default 16).
     pub node_size: Option<u32>,
@@ -147,8 +148,11 @@ pub struct PracticeRequest {
     /// tokens and more), 1 in an evaluation.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub context_parallel: Option<u32>,
-    /// The layers' GEMMs: `bf16` (default) or `fp8` (H100, H200, B200,
-    /// GB200; an unvalidated assumption, see `Compute::Fp8`).
+    /// The layers' GEMMs: `bf16` (default); `fp8` (per-tensor scales from
+    /// the amax history), `fp8-current` (per-tensor, current scaling),
+    /// `fp8-blockwise` (DeepSeek-V3's 1×128 and 128×128 blocks) on H100,
+    /// H800, H200, B200, GB200, B300 and GB300; `mxfp8` on the Blackwell
+    /// GPUs (`cost::assumptions::Compute`; unvalidated).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub precision: Option<String>,
     /// Expert-parallel degree (mixtures of experts): free in a search, 1 in

@@ -155,12 +155,8 @@ pub(crate) fn evaluate_staged(
     shaped: Option<Option<step::Shaped>>,
 ) -> Result<Evaluation, Error> {
     validate(model, hw, cfg)?;
-    if a.compute == crate::cost::assumptions::Compute::Fp8
-        && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
-    {
-        return Err(Error::Incompatible {
-            what: crate::cost::assumptions::NO_FP8,
-        });
+    if let Some(what) = crate::cost::assumptions::format_refusal(a.compute, &hw.gpu) {
+        return Err(Error::Incompatible { what });
     }
     match a.timing {
         Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {

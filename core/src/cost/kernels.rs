@@ -59,15 +59,36 @@ use crate::hardware::Gpu;
 pub enum Format {
     /// BF16 (or FP16) inputs.
     Bf16,
-    /// FP8 inputs (E4M3/E5M2), BF16 output.
+    /// FP8 inputs (E4M3/E5M2) with one scale per tensor, BF16 output.
     Fp8,
+    /// FP8 inputs with 1×128 and 128×128 block scales applied on the CUDA
+    /// cores (Hopper: DeepGEMM, Transformer Engine's `Float8BlockScaling`).
+    Fp8Block,
+    /// MXFP8: FP8 inputs with a scale per 32 elements, in Blackwell's
+    /// block-scaled tensor cores.
+    Mx,
 }
 
 impl Format {
     fn bytes(self) -> f64 {
         match self {
             Self::Bf16 => 2.0,
-            Self::Fp8 => 1.0,
+            Self::Fp8 | Self::Fp8Block | Self::Mx => 1.0,
+        }
+    }
+
+    /// The fraction of its peak the largest GEMMs of depth `k` reach in
+    /// this format on curves `c`: the format's ceiling; block-scaled FP8
+    /// on Hopper pays a fixed cost per output tile (the scales' loads and
+    /// the promotion of each 128-deep block's partial sums into FP32
+    /// registers), k/(k + k½) of its ceiling.
+    #[must_use]
+    pub fn ceiling(self, c: &Curves, k: f64) -> f64 {
+        match self {
+            Self::Bf16 => c.ceiling_bf16,
+            Self::Fp8 => c.ceiling_fp8,
+            Self::Fp8Block => c.ceiling_fp8_block * k / (k + c.block_k_half),
+            Self::Mx => c.ceiling_fp8 * c.mx_kernel,
         }
     }
 }
@@ -81,6 +102,14 @@ pub struct Curves {
     pub ceiling_bf16: f64,
     /// Fraction of the FP8 peak the largest FP8 GEMMs reach.
     pub ceiling_fp8: f64,
+    /// Fraction of the FP8 peak the deepest block-scaled FP8 GEMMs reach
+    /// on Hopper ([`Format::Fp8Block`]).
+    pub ceiling_fp8_block: f64,
+    /// The depth K at which block-scaled FP8 reaches half that.
+    pub block_k_half: f64,
+    /// An MXFP8 GEMM's rate against the per-tensor FP8 kernel's at the
+    /// same shape ([`Format::Mx`]).
+    pub mx_kernel: f64,
     /// A 128×128 tile's rate against a 256×128 tile's.
     pub tile_128: f64,
     /// A 128×64 tile's.
@@ -111,6 +140,9 @@ pub const HOPPER: Curves = Curves {
     sms: 132.0,
     ceiling_bf16: 0.72,
     ceiling_fp8: 0.65,
+    ceiling_fp8_block: 0.71,
+    block_k_half: 625.0,
+    mx_kernel: 0.95,
     tile_128: 0.8,
     tile_64: 0.6,
     ramp: 4e-6,
@@ -130,7 +162,11 @@ pub const HOPPER: Curves = Curves {
 pub fn curves(gpu: &Gpu) -> Curves {
     let peak = gpu.peak.0;
     Curves {
-        sms: if peak < 500e12 {
+        sms: if matches!(gpu.name, "b300" | "gb300") {
+            // Blackwell Ultra: 160 SMs (NVIDIA, "Inside NVIDIA Blackwell
+            // Ultra", 2025).
+            160.0
+        } else if peak < 500e12 {
             108.0
         } else if peak < 1500e12 {
             132.0
@@ -214,10 +250,7 @@ pub fn gemm_seconds(
         let compute = 2.0 * m * n * k / (peak * c.unaligned);
         return compute + c.ramp;
     }
-    let ceiling = match format {
-        Format::Bf16 => c.ceiling_bf16,
-        Format::Fp8 => c.ceiling_fp8,
-    };
+    let ceiling = format.ceiling(c, k);
     let compute = 2.0 * m * n * k / (peak * ceiling * fill(c, m, n, k));
     let bytes = (m * k + k * n) * format.bytes() + 2.0 * m * n;
     compute.max(bytes / (bandwidth * c.memory)) + c.ramp
@@ -260,10 +293,7 @@ pub fn grouped_seconds(
     }
     // The tiles of all groups fill the waves together: as one GEMM of
     // `groups` times the rows, with each group's own memory traffic.
-    let ceiling = match format {
-        Format::Bf16 => c.ceiling_bf16,
-        Format::Fp8 => c.ceiling_fp8,
-    };
+    let ceiling = format.ceiling(c, k);
     let rows = crate::math::ceil(m / 128.0) * 128.0;
     let compute = groups * 2.0 * m * n * k / (peak * ceiling * fill(c, groups * rows, n, k));
     let bytes = groups * ((m * k + k * n) * format.bytes() + 2.0 * m * n);

@@ -64,8 +64,10 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
         v.push(Notice {
             key: "prec".into(),
             value: inputs.compute.name().into(),
-            reason: crate::cost::assumptions::NO_FP8.into(),
-            used: "BF16".into(),
+            reason: crate::cost::assumptions::format_refusal(inputs.compute, &inputs.gpu)
+                .unwrap_or_default()
+                .into(),
+            used: inputs.compute_used().name().to_ascii_uppercase(),
             refused: false,
         });
     }

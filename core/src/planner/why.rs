@@ -166,11 +166,23 @@ pub fn caveat(
         return None;
     }
     let mut why: Vec<String> = Vec::new();
-    if e.compute == crate::cost::assumptions::Compute::Fp8 {
-        why.push(String::from(
-            "FP8 GEMMs run at the FP8 ceiling one H100 measured with per-tensor scales (no \
-             FP8 training run in the calibration set)",
-        ));
+    if e.compute.is_fp8() {
+        use crate::cost::assumptions::Compute;
+        why.push(String::from(match e.compute {
+            Compute::Fp8Block if !crate::cost::assumptions::mx_native(&hw.gpu) => {
+                "block-scaled FP8 GEMMs run at the curve fitted on DeepGEMM's H800 tables (no \
+                 FP8 training run in the calibration set)"
+            }
+            Compute::Fp8Block | Compute::Mxfp8 => {
+                "MXFP8 GEMMs run at 0.95 of the per-tensor FP8 ceiling one H100 measured \
+                 (Transformer Engine's B300 kernel timings; no MXFP8 training run in the \
+                 calibration set)"
+            }
+            _ => {
+                "FP8 GEMMs run at the FP8 ceiling one H100 measured with per-tensor scales (no \
+                 FP8 training run in the calibration set)"
+            }
+        }));
     }
     if model.experts.is_some() {
         why.push(String::from(

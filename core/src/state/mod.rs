@@ -8,7 +8,7 @@
 //! | `model` | a preset (`bert`, `gpt-3`, `llama-3.1-8b`, …), `x<N>` (N even), or `custom` | `x160` |
 //! | `seq`, `heads`, `head`, `layers` | custom shape (with `model=custom`) | X160's |
 //! | `ffn`, `kv`, `vocab`, `gated` | custom feed-forward size, key/value heads, vocabulary, gated MLP | 4 × width, one per head, none, 0 |
-//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h200`, `b200`, `gb200` | `a100-80gb` |
+//! | `gpu` | `a100-80gb`, `a100-40gb`, `h100-sxm`, `h800`, `h200`, `b200`, `gb200`, `b300`, `gb300` | `a100-80gb` |
 //! | `node` | GPUs per node, 1–72, or `none` | the GPU's own (8 for an H100, 72 for a GB200) when `gpu` is given, else 16 |
 //! | `net` | `infiniband`, `infiniband-400`, `infiniband-800`, `roce-400`, `ethernet`, `ethernet-100`, `ethernet-400` | `infiniband` |
 //! | `method` | the method detailed: `baseline` (Megatron-style), `partitioned` (ZeRO-3 / FSDP), `improved` (layered + modular, the paper's proposal), `fastest` | `fastest`: the fastest plan found (under practice, of the methods frameworks ship; links from before `fastest` existed detailed `improved` when the key was absent) |
@@ -402,14 +402,16 @@ impl Inputs {
         }
     }
 
-    /// The GEMM precision the page computes with: `prec=fp8` on a GPU
-    /// without FP8 tensor cores runs BF16 (said beside the field by
-    /// [`crate::planner::corrections`]; the CLI refuses it instead).
+    /// The GEMM precision the page computes with: an FP8 format on a GPU
+    /// without FP8 tensor cores runs BF16, MXFP8 on a Hopper GPU per-tensor
+    /// FP8 (said beside the field by [`crate::planner::corrections`]; the
+    /// CLI refuses them instead).
     #[must_use]
     pub fn compute_used(&self) -> crate::cost::assumptions::Compute {
-        use crate::cost::assumptions::{fp8_peak, Compute};
+        use crate::cost::assumptions::{fp8_peak, mx_native, Compute};
         match self.compute {
-            Compute::Fp8 if fp8_peak(&self.gpu).is_none() => Compute::Bf16,
+            c if c.is_fp8() && fp8_peak(&self.gpu).is_none() => Compute::Bf16,
+            Compute::Mxfp8 if !mx_native(&self.gpu) => Compute::Fp8,
             c => c,
         }
     }

@@ -399,7 +399,11 @@ impl Inputs {
             },
             "prec" => match crate::cost::assumptions::Compute::parse(v) {
                 Ok(c) => self.compute = c,
-                Err(_) => return Err("unknown precision (bf16 or fp8)"),
+                Err(_) => {
+                    return Err(
+                        "unknown precision (bf16, fp8, fp8-current, fp8-blockwise or mxfp8)",
+                    )
+                }
             },
             "fw" => match crate::cost::framework::Framework::parse(v) {
                 Ok(f) => self.framework = Some(f),

@@ -31,7 +31,8 @@ pub use placement::{
     split_layers, stage_layers, v_shaped,
 };
 pub use rates::{
-    fp8_casts, layer_ops, linear_peak, micro_batch_floor, shaped_rates, Shaped, FP8_OPS,
+    fp8_casts, layer_ops, linear_format, linear_peak, micro_batch_floor, shaped_rates, Shaped,
+    FP8_OPS,
 };
 use rates::{kernels, memory_efficiency};
 pub use recompute::{chunk_size, offloaded_share, passes_of, recomputed_flops, recomputed_share};
@@ -336,10 +337,10 @@ pub fn step_time_shaped(
     // input and each output gradient, computing its amax on the way
     // ([`fp8_casts`]), at the memory-bound kernels' fraction of the
     // bandwidth, and dispatches those kernels too.
-    let fp8 = a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some();
+    let fp8 = a.compute.is_fp8() && fp8_peak(&hw.gpu).is_some();
     let layer_traffic = layer_traffic
         + if fp8 {
-            let (fwd, bwd) = fp8_casts(model, t);
+            let (fwd, bwd) = fp8_casts(model, t, a.compute);
             (forwards * fwd + bwd) * tokens / memory_efficiency(hw, a)
         } else {
             0.0
@@ -497,7 +498,7 @@ pub fn step_time_shaped(
             } else {
                 (k * (ep - g) / ep, k * (g - 1.0) / ep)
             };
-            let dispatch = if a.compute == Compute::Fp8 { 1.0 } else { 2.0 };
+            let dispatch = if a.compute.is_fp8() { 1.0 } else { 2.0 };
             let forward = dispatch + 2.0;
             let bytes_per_element = if recomputes { 2.0 * forward } else { forward } + 4.0;
             let moe_share = f64::from(model.moe_layers()) / f64::from(model.layers);

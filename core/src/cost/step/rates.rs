@@ -5,7 +5,9 @@
 //! micro-batch.
 
 use super::{activation_bytes_per_token, layer_forward_flops_per_token};
-use crate::cost::assumptions::{fp8_peak, kernel_fit, Assumptions, Compute, KernelModel};
+use crate::cost::assumptions::{
+    fp8_peak, kernel_fit, mx_native, Assumptions, Compute, KernelModel,
+};
 use crate::cost::config::Config;
 use crate::cost::kernels;
 use crate::hardware::{Hardware, Link};
@@ -25,28 +27,48 @@ pub(super) fn kernels(hw: &Hardware, a: &Assumptions) -> (f64, f64) {
     }
 }
 
-/// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under
-/// [`Compute::Fp8`], else its BF16 peak (the FP8 check is
-/// [`crate::cost::evaluate_with`]'s).
+/// The peak the linear layers' GEMMs run at: the GPU's FP8 peak under an
+/// FP8 format ([`Compute::is_fp8`]), else its BF16 peak (the format check
+/// is [`crate::cost::evaluate_with`]'s).
 #[must_use]
 pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
-    match (a.compute, fp8_peak(&hw.gpu)) {
-        (Compute::Fp8, Some(p)) => p.0,
+    match fp8_peak(&hw.gpu) {
+        Some(p) if a.compute.is_fp8() => p.0,
         _ => hw.gpu.peak.0,
     }
 }
 
-/// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
-/// (forward, backward), as Transformer Engine runs them: forward, the
-/// attention projection's and the second MLP GEMM's inputs (split over
-/// the tensor ranks) read in BF16 and written in FP8, 3 bytes an element,
-/// and the normalized inputs of the QKV and first MLP GEMMs written in FP8
-/// beside their BF16 (1 byte: `LayerNormLinear` fuses the cast); backward,
-/// every GEMM's output gradient cast and transposed, 3 bytes. A mixture's
-/// routed experts count their k copies. FP8 weights (`fp8_params`) need
-/// no cast.
+/// The kernels the linear layers' GEMMs run as under `a` on `hw`: BF16;
+/// per-tensor FP8 (delayed or current scaling); block-scaled FP8 on
+/// Hopper's CUDA cores; MXFP8, and block scales on Blackwell, in its
+/// block-scaled tensor cores.
 #[must_use]
-pub fn fp8_casts(model: &ModelShape, tensor: f64) -> (f64, f64) {
+pub fn linear_format(hw: &Hardware, a: &Assumptions) -> kernels::Format {
+    use kernels::Format;
+    if fp8_peak(&hw.gpu).is_none() {
+        return Format::Bf16;
+    }
+    match a.compute {
+        Compute::Bf16 => Format::Bf16,
+        Compute::Fp8 | Compute::Fp8Current => Format::Fp8,
+        Compute::Fp8Block if !mx_native(&hw.gpu) => Format::Fp8Block,
+        Compute::Fp8Block | Compute::Mxfp8 => Format::Mx,
+    }
+}
+
+/// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
+/// (forward, backward), as Transformer Engine runs them under `compute`
+/// ([`Compute::cast_bytes`]; per-tensor delayed scaling's figures here):
+/// forward, the attention projection's and the second MLP GEMM's inputs
+/// (split over the tensor ranks) read in BF16 and written in FP8, 3 bytes
+/// an element, and the normalized inputs of the QKV and first MLP GEMMs
+/// written in FP8 beside their BF16 (1 byte: `LayerNormLinear` fuses the
+/// cast); backward, every GEMM's output gradient cast and transposed, 3
+/// bytes. A mixture's routed experts count their k copies. FP8 weights
+/// (`fp8_params`) need no cast.
+#[must_use]
+pub fn fp8_casts(model: &ModelShape, tensor: f64, compute: Compute) -> (f64, f64) {
+    let (unfused, fused, gradient) = compute.cast_bytes();
     let t = tensor.max(1.0);
     let dm = model.width() as f64;
     let attn = model.attention_width() as f64;
@@ -61,8 +83,8 @@ pub fn fp8_casts(model: &ModelShape, tensor: f64) -> (f64, f64) {
     };
     let gate = if model.gated_mlp { 2.0 } else { 1.0 };
     (
-        3.0 * (attn + ffn) / t + 2.0 * dm,
-        3.0 * ((qkv + gate * ffn) / t + 2.0 * dm),
+        unfused * (attn + ffn) / t + fused * 2.0 * dm,
+        gradient * ((qkv + gate * ffn) / t + 2.0 * dm),
     )
 }
 
@@ -128,11 +150,7 @@ pub fn shaped_rates(
         * f64::from(cfg.context.max(1));
     let sustained = if gpus > 1.0 { kernels(hw, a).0 } else { 1.0 };
     let curves = kernels::curves(&hw.gpu);
-    let format = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
-        kernels::Format::Fp8
-    } else {
-        kernels::Format::Bf16
-    };
+    let format = linear_format(hw, a);
     let (peak, bw) = (hw.gpu.peak.0, hw.bandwidth(Link::GpuMemory).0);
     let t = f64::from(cfg.tensor);
     let shape = kernels::LayerShape {
@@ -218,11 +236,9 @@ pub fn micro_batch_floor(
         } else {
             1.0
         };
-        let ceiling = if a.compute == Compute::Fp8 && fp8_peak(&hw.gpu).is_some() {
-            c.ceiling_fp8
-        } else {
-            c.ceiling_bf16
-        };
+        // The deepest GEMM's ceiling (block-scaled FP8 approaches its own
+        // from below as K grows).
+        let ceiling = linear_format(hw, a).ceiling(&c, f64::INFINITY);
         let attn = if a.flash_attention {
             let seq = f64::from(model.seq_len) / f64::from(context.max(1));
             let head = f64::from(model.head_size);

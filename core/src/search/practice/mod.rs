@@ -211,12 +211,8 @@ pub(crate) fn search(
     model.validate()?;
     hw.validate()?;
     c.validate()?;
-    if a.compute == crate::cost::assumptions::Compute::Fp8
-        && crate::cost::assumptions::fp8_peak(&hw.gpu).is_none()
-    {
-        return Err(Error::Incompatible {
-            what: crate::cost::assumptions::NO_FP8,
-        });
+    if let Some(what) = crate::cost::assumptions::format_refusal(a.compute, &hw.gpu) {
+        return Err(Error::Incompatible { what });
     }
     let method = space.method.unwrap_or(Method::Baseline);
     fixed::check(model, hw, par, c, space, method)?;
