@@ -29,6 +29,11 @@ pub(crate) fn pow(x: f64, y: f64) -> f64 {
 }
 
 #[inline]
+pub(crate) fn ln(x: f64) -> f64 {
+    libm::log(x)
+}
+
+#[inline]
 pub(crate) fn log10(x: f64) -> f64 {
     libm::log10(x)
 }

@@ -162,7 +162,10 @@ fn the_page_says_what_runs_instead() {
     use plan3d_core::planner;
     for (query, used) in [
         ("gpu=h100-sxm&node=8&model=llama-3.1-8b&prec=mxfp8", "FP8"),
-        ("gpu=a100-80gb&node=8&model=llama-3.1-8b&prec=fp8-blockwise", "BF16"),
+        (
+            "gpu=a100-80gb&node=8&model=llama-3.1-8b&prec=fp8-blockwise",
+            "BF16",
+        ),
     ] {
         let (i, _) = plan3d_core::state::Inputs::from_query(query);
         let o = planner::outputs(&i).unwrap();

@@ -15,6 +15,8 @@ mod moe;
 mod page;
 mod pipeline;
 mod practice;
+#[cfg(feature = "serde")]
+mod profile;
 mod props;
 #[cfg(feature = "knobs")]
 mod recompute;

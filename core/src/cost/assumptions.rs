@@ -484,6 +484,10 @@ pub struct Assumptions {
     pub work: WorkCount,
     /// How fast the kernels run.
     pub kernel: KernelModel,
+    /// The kernel curves of the user's own GPU, fitted on a calibration
+    /// profile ([`crate::cost::profile`]); `None`: the GPU preset's
+    /// ([`crate::cost::kernels::curves`]).
+    pub curves: Option<crate::cost::kernels::Curves>,
     /// How a step's time is composed.
     pub timing: Timing,
     /// Bytes of training state per parameter.
@@ -587,6 +591,7 @@ impl Assumptions {
         set: AssumptionSet::Paper,
         work: WorkCount::WeightMatrices,
         kernel: KernelModel::Flat,
+        curves: None,
         timing: Timing::Intensity,
         precision: Precision::Paper,
         flash_attention: false,
@@ -647,6 +652,7 @@ impl Assumptions {
         set: AssumptionSet::Practice,
         work: WorkCount::AllGemms,
         kernel: KernelModel::Measured,
+        curves: None,
         timing: Timing::Seconds,
         precision: Precision::MixedAdam,
         flash_attention: true,

@@ -107,6 +107,13 @@ pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
     }
 }
 
+/// The kernel curves a step runs on: a calibration profile's
+/// ([`Assumptions::curves`]), else the GPU preset's.
+#[must_use]
+pub fn curves_of(hw: &Hardware, a: &Assumptions) -> kernels::Curves {
+    a.curves.unwrap_or_else(|| kernels::curves(&hw.gpu))
+}
+
 /// The fraction of the memory bandwidth memory-bound kernels reach: the
 /// GPU's curves' under a measured or given kernel model, 1 under the flat
 /// one.
@@ -114,7 +121,7 @@ pub(super) fn memory_efficiency(hw: &Hardware, a: &Assumptions) -> f64 {
     if a.kernel == KernelModel::Flat {
         1.0
     } else {
-        kernels::curves(&hw.gpu).memory
+        curves_of(hw, a).memory
     }
 }
 
@@ -149,7 +156,7 @@ pub fn shaped_rates(
         * f64::from(cfg.pipe)
         * f64::from(cfg.context.max(1));
     let sustained = if gpus > 1.0 { kernels(hw, a).0 } else { 1.0 };
-    let curves = kernels::curves(&hw.gpu);
+    let curves = curves_of(hw, a);
     let format = linear_format(hw, a);
     let (peak, bw) = (hw.gpu.peak.0, hw.bandwidth(Link::GpuMemory).0);
     let t = f64::from(cfg.tensor);
@@ -230,7 +237,7 @@ pub fn micro_batch_floor(
         // kernels run at their rates for the sequence, forward once and
         // backward; one GPU alone runs unsustained (a run of one GPU per
         // these degrees may still be data-parallel: 1 is the bound).
-        let c = kernels::curves(&hw.gpu);
+        let c = curves_of(hw, a);
         let s = if tensor * pipe * context.max(1) > 1 {
             gemm_eff
         } else {
