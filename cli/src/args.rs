@@ -316,12 +316,33 @@ pub(crate) struct PracticeArgs {
     /// selective)
     #[arg(long)]
     pub(crate) recompute_modules: Option<String>,
+    /// A calibration profile of your own GPU (JSON, written by
+    /// `plan3d calibrate --run` or calibration/calibrate.py): its measured
+    /// kernels set the kernel curves in place of the GPU preset's; the
+    /// answer gives the preset's figures beside
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<std::path::PathBuf>,
+}
+
+/// The calibration profile in `path`, read and parsed (checked against
+/// the GPU by the core).
+pub(crate) fn read_profile(
+    path: &std::path::Path,
+) -> Result<plan3d_core::cost::profile::Profile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--profile {}: cannot read it: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "--profile {}: not a calibration profile: {e}",
+            path.display()
+        )
+    })
 }
 
 impl PracticeArgs {
-    /// The request these flags make.
-    pub(crate) fn request(&self) -> PracticeRequest {
-        PracticeRequest {
+    /// The request these flags make (reading `--profile`'s file).
+    pub(crate) fn request(&self) -> Result<PracticeRequest, String> {
+        Ok(PracticeRequest {
             assumptions: self.assumptions.clone(),
             virtual_stages: self.virtual_stages,
             sequence_parallel: if self.sequence_parallel {
@@ -355,6 +376,7 @@ impl PracticeArgs {
             recompute_layers: self.recompute_layers,
             offload_layers: self.offload_layers,
             recompute_modules: self.recompute_modules.clone(),
-        }
+            profile: self.profile.as_deref().map(read_profile).transpose()?,
+        })
     }
 }

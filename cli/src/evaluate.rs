@@ -53,8 +53,8 @@ pub(crate) struct EvaluateArgs {
     pub(crate) timeline: Option<String>,
 }
 
-fn request(a: &EvaluateArgs) -> EvaluateRequest {
-    EvaluateRequest {
+fn request(a: &EvaluateArgs) -> Result<EvaluateRequest, String> {
+    Ok(EvaluateRequest {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         method: a.method.clone(),
@@ -66,21 +66,21 @@ fn request(a: &EvaluateArgs) -> EvaluateRequest {
         micro_batches: a.micro_batches,
         offload: a.offload,
         activations: a.activations.clone(),
-        practice: a.practice.request(),
-    }
+        practice: a.practice.request()?,
+    })
 }
 
 /// `evaluate`'s answer first, in words.
 pub(crate) fn evaluate_text(a: &EvaluateArgs) -> Result<String, String> {
-    api::evaluate_answer(&request(a)).map_err(|e| e.to_string())
+    api::evaluate_answer(&request(a)?).map_err(|e| e.to_string())
 }
 
 pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {
-    to_json(api::evaluate(&request(a)))
+    to_json(api::evaluate(&request(a)?))
 }
 
 /// `--timeline`: the configuration's simulated step.
 pub(crate) fn timeline_cmd(a: &EvaluateArgs, format: &str) -> Result<String, String> {
-    let (s, t) = api::evaluate_timeline(&request(a)).map_err(|e| e.to_string())?;
+    let (s, t) = api::evaluate_timeline(&request(a)?).map_err(|e| e.to_string())?;
     timeline_output(&s, &t, format)
 }

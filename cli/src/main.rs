@@ -4,6 +4,7 @@
 //! JSON fields are a stable interface, documented in `docs/cli.md`.
 
 mod args;
+mod calibrate;
 mod estimate;
 mod evaluate;
 mod hardware;
@@ -20,6 +21,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::args::{HardwareArgs, ShapeArgs};
+use crate::calibrate::{calibrate_cmd, CalibrateArgs, Calibrated};
 use crate::estimate::estimate_cmd;
 use crate::evaluate::{evaluate_cmd, evaluate_text, timeline_cmd, EvaluateArgs};
 use crate::hardware::hardware_cmd;
@@ -97,6 +99,9 @@ enum Command {
     Schedule(ScheduleArgs),
     /// The JSON schema of every report and request (and the page's exports).
     Schema,
+    /// Measure your own GPU (a calibration profile for --profile), or check
+    /// a profile and say what it sets against the GPU preset's curves.
+    Calibrate(CalibrateArgs),
     /// The practice model against published runs (the calibration set):
     /// measured vs predicted step time, as a Markdown table.
     Validate {
@@ -188,6 +193,10 @@ fn run(cli: &Cli) -> Result<String, String> {
             Some(format) => return plan_timeline_cmd(&args.plan, format),
             None if answer => return plan_text(&args.plan),
             None => plan_cmd(&args.plan)?,
+        },
+        Command::Calibrate(args) => match calibrate_cmd(args)? {
+            Calibrated::Script => return Ok(calibrate::SCRIPT.trim_end().to_string()),
+            Calibrated::Report(v) => v,
         },
         Command::Run(args) if answer => return run_text(args),
         Command::Run(args) => run_cmd(args)?,

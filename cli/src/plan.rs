@@ -55,32 +55,32 @@ pub(crate) struct PlanCmdArgs {
 }
 
 pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
-    to_json(api::plan(&request(a)))
+    to_json(api::plan(&request(a)?))
 }
 
 /// `plan`'s answer first, in words.
 pub(crate) fn plan_text(a: &PlanArgs) -> Result<String, String> {
-    api::plan_answer(&request(a)).map_err(|e| e.to_string())
+    api::plan_answer(&request(a)?).map_err(|e| e.to_string())
 }
 
 /// `plan --timeline`: the plan's simulated step.
 pub(crate) fn plan_timeline_cmd(a: &PlanArgs, format: &str) -> Result<String, String> {
-    let (s, t) = api::plan_timeline(&request(a)).map_err(|e| e.to_string())?;
+    let (s, t) = api::plan_timeline(&request(a)?).map_err(|e| e.to_string())?;
     timeline_output(&s, &t, format)
 }
 
 /// The request these flags make.
-pub(crate) fn request(a: &PlanArgs) -> PlanRequest {
-    PlanRequest {
+pub(crate) fn request(a: &PlanArgs) -> Result<PlanRequest, String> {
+    Ok(PlanRequest {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
         constraints: a.constraints.request(),
         method: a.method.clone().unwrap_or_default(),
         parallelism: a.parallelism.clone(),
         search: a.search.clone(),
-        practice: a.practice.request(),
+        practice: a.practice.request()?,
         data: a.data,
         pipe: a.pipe,
         micro_batch: a.micro_batch,
-    }
+    })
 }

@@ -48,18 +48,18 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run_cmd(a: &RunArgs) -> Result<Value, String> {
-    to_json(api::run(&request(a)))
+    to_json(api::run(&request(a)?))
 }
 
 /// `run`'s answer first, in words.
 pub(crate) fn run_text(a: &RunArgs) -> Result<String, String> {
-    api::run_answer(&request(a)).map_err(|e| e.to_string())
+    api::run_answer(&request(a)?).map_err(|e| e.to_string())
 }
 
 /// The request these flags make.
-fn request(a: &RunArgs) -> RunRequest {
-    RunRequest {
-        plan: crate::plan::request(&a.plan),
+fn request(a: &RunArgs) -> Result<RunRequest, String> {
+    Ok(RunRequest {
+        plan: crate::plan::request(&a.plan)?,
         batch_tokens: a.batch_tokens,
         batch_ramp: a.batch_ramp.clone(),
         price_per_gpu_hour: a.price_per_gpu_hour,
@@ -70,5 +70,5 @@ fn request(a: &RunArgs) -> RunRequest {
         pue: a.pue,
         node_watts: a.node_watts,
         grid_kg_per_kwh: a.grid_kg_per_kwh,
-    }
+    })
 }

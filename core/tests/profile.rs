@@ -143,6 +143,21 @@ fn the_presets_own_tables_give_the_preset_back() {
     let text = serde_json::to_string(&p).unwrap();
     let back: Profile = serde_json::from_str(&text).unwrap();
     assert_eq!(back, p);
+    // The shipped file of those tables (`calibration/tables_profile.py`)
+    // fits to the preset too.
+    let shipped: Profile = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../calibration/h100-2026-11-25/profile.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(shipped.gemm.len(), p.gemm.len());
+    assert_eq!(
+        shipped.fit(&h100(), kernels::HOPPER).curves,
+        kernels::HOPPER
+    );
 }
 
 /// A profile whose BF16 GEMMs all take twice as long halves the BF16

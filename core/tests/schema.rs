@@ -204,6 +204,7 @@ proptest! {
                 recompute_layers: v.filter(|&x| x == 4).map(|_| 1),
                 offload_layers: v.filter(|&x| x == 2).map(|_| 1),
                 recompute_modules: v.filter(|&x| x == 1).map(|_| "moe_act,layernorm".into()),
+                profile: None,
             },
         };
         round_trip(&r);

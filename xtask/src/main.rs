@@ -206,26 +206,40 @@ fn setup(needs: Needs) -> Result {
         if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
             println!("ok: chromium");
         } else {
-            let apt = if output("id", &["-u"]).as_deref() == Some("0") {
-                "apt-get"
-            } else {
-                "sudo"
-            };
-            let pre: &[&str] = if apt == "sudo" { &["apt-get"] } else { &[] };
-            run(cmd(apt).args(pre).arg("update"))?;
-            run(cmd(apt)
-                .args(pre)
-                .args([
-                    "install",
-                    "-y",
-                    "--no-install-recommends",
-                    "chromium",
-                    "chromium-driver",
-                ])
-                .env("DEBIAN_FRONTEND", "noninteractive"))?;
+            apt_install(&["chromium", "chromium-driver"])?;
+        }
+        // PyTorch for the system Python, which runs the calibration
+        // script on the CPU in the CLI's tests (Debian's CPU build).
+        let torch = Command::new(SYSTEM_PYTHON)
+            .args(["-c", "import torch; print(torch.__version__)"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        match torch {
+            Some(o) => println!("ok: torch {}", String::from_utf8_lossy(&o.stdout).trim()),
+            None => apt_install(&["python3-torch"])?,
         }
     }
     Ok(())
+}
+
+/// The Python whose PyTorch the calibration test uses.
+const SYSTEM_PYTHON: &str = "/usr/bin/python3";
+
+/// Debian packages, installed with apt (as root, or through sudo).
+fn apt_install(packages: &[&str]) -> Result {
+    let apt = if output("id", &["-u"]).as_deref() == Some("0") {
+        "apt-get"
+    } else {
+        "sudo"
+    };
+    let pre: &[&str] = if apt == "sudo" { &["apt-get"] } else { &[] };
+    run(cmd(apt).args(pre).arg("update"))?;
+    run(cmd(apt)
+        .args(pre)
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(packages)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 /// The virtual environment that holds maturin and pytest, outside the

@@ -67,6 +67,7 @@ fn assert_errors(cases: &[(&[&str], &str)]) {
     }
 }
 
+mod calibrate;
 mod evaluate;
 mod examples;
 mod golden;

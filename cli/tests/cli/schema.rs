@@ -125,6 +125,8 @@ fn every_output_has_the_schemas_fields() {
             "kernels",
             "experts",
             "latent",
+            "profile",
+            "preset",
         ];
         for k in want.difference(&have) {
             assert!(optional.contains(&k.as_str()), "{cmd}: no {k}");

@@ -46,6 +46,13 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
     if let Some(c) = planner::caveat(&plan.evaluation, &m, &hw) {
         out.push(format!("Caveat: {c}"));
     }
+    if r.practice.profile.is_some() {
+        out.extend(profile_lines(
+            &super::plan(r)?.evaluation,
+            &r.hardware.gpu,
+            "plan",
+        ));
+    }
     // Each method's plan under the same request: the table, and the
     // proposal's line under practice.
     let rows: Vec<(Method, Result<PlanReport, ApiError>)> = planner::METHODS
@@ -199,11 +206,55 @@ pub fn evaluate_answer(r: &EvaluateRequest) -> Result<String, ApiError> {
             ));
         }
     }
+    out.extend(profile_lines(&e, &r.hardware.gpu, "step"));
     if practice {
         out.push(format!("Settings: {}.", settings(&e)));
     }
     out.push(MORE.into());
     Ok(out.join("\n"))
+}
+
+/// What a calibration profile set and what the preset's curves give
+/// instead (`what`: the `plan` or the `step`), as the answer's lines;
+/// none without a profile.
+fn profile_lines(e: &EvaluationReport, gpu: &str, what: &str) -> Vec<String> {
+    let (Some(p), Some(preset)) = (&e.profile, &e.preset) else {
+        return Vec::new();
+    };
+    let pair = |x: [f64; 2]| format!("{} ({})", pct(x[0]), pct(x[1]));
+    let mut lines = alloc::vec![
+        String::new(),
+        format!("Calibrated on {} (the {gpu} preset's in brackets): BF16 GEMMs at {} of peak, FP8 {}, attention forward {}, backward {}, memory-bound kernels {} of the bandwidth, NVLink collectives {}, network {}.",
+            p.device,
+            pair(p.ceiling_bf16),
+            pair(p.ceiling_fp8),
+            pair(p.attention_forward),
+            pair(p.attention_backward),
+            pair(p.memory),
+            pair(p.bus_efficiency),
+            pair(p.network_efficiency),
+        ),
+    ];
+    let change = e.step_seconds / preset.step_seconds - 1.0;
+    lines.push(if what == "plan" {
+        format!(
+            "With the preset's curves: {}, {} a step, {} Tflop/s per GPU (this plan's step {}{}).",
+            preset.layout,
+            seconds(preset.step_seconds),
+            crate::math::round_sig(preset.tflops_per_gpu, 3),
+            if change >= 0.0 { "+" } else { "−" },
+            pct(change.abs())
+        )
+    } else {
+        format!(
+            "With the preset's curves the step is {}, {} Tflop/s per GPU (calibrated: {}{}).",
+            seconds(preset.step_seconds),
+            crate::math::round_sig(preset.tflops_per_gpu, 3),
+            if change >= 0.0 { "+" } else { "−" },
+            pct(change.abs())
+        )
+    });
+    lines
 }
 
 /// `plan3d run`'s answer: the run's days, GPU-hours, cost, energy and

@@ -152,7 +152,14 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 35] = [
+    const PHRASES: [(&str, &str); 42] = [
+        ("profile field", "profile"),
+        ("calibration profile", "profile"),
+        ("expert tensor-parallel", "expert_tensor_parallel"),
+        ("experts' tensor-parallel", "expert_tensor_parallel"),
+        ("embedding layers", "embedding_layers"),
+        ("MXFP8", "precision"),
+        ("FP8 tensor cores", "precision"),
         ("data-parallel degree × micro-batch size", "global_batch"),
         ("the fixed degrees' product", "gpus"),
         ("tensor-parallel degree", "tensor"),
@@ -200,7 +207,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 25] = [
+pub(crate) const PRACTICE_ONLY: [&str; 28] = [
     "data",
     "pipe",
     "micro_batch",
@@ -214,18 +221,21 @@ pub(crate) const PRACTICE_ONLY: [&str; 25] = [
     "context_parallel",
     "precision",
     "expert_parallel",
+    "expert_tensor_parallel",
     "expert_imbalance",
     "overlap_expert",
     "attention",
     "overlap_tensor",
     "overlap_data",
     "head_layers",
+    "embedding_layers",
     "cross_entropy",
     "framework",
     "grad_reduce",
     "recompute_layers",
     "offload_layers",
     "recompute_modules",
+    "profile",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -26,6 +26,7 @@ mod answer;
 #[cfg(feature = "serde")]
 pub mod json;
 mod parse;
+pub mod profile_report;
 pub mod report;
 pub mod request;
 #[cfg(feature = "schema")]
@@ -51,14 +52,15 @@ use parse::{
     activation, config_of, method, naming, parallelism, pipeline_schedule, practice_only,
     recomputation, recompute, zero_r, zero_stage,
 };
-pub use parse::{assumptions_of, constraints_of, hardware_of, shape};
+pub use parse::{assumptions_of, calibrated, constraints_of, hardware_of, shape};
+use profile_report::{PresetReport, ProfileReport};
 use report::{
     EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RulesReport,
     RunReport, ScheduleReport, SweepRowReport, TimelineReport, ZeroReport,
 };
 use request::{
-    EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, RunRequest, ScheduleRequest,
-    SweepRequest,
+    EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, PracticeRequest, RunRequest,
+    ScheduleRequest, SweepRequest,
 };
 
 /// Why a request has no answer, in words (the CLI prints it after
@@ -118,7 +120,45 @@ pub fn hardware(r: &HardwareRequest) -> Result<HardwareReport, ApiError> {
 /// micro-batches × micro-batch, or what [`crate::evaluate`] rejects.
 pub fn evaluate(r: &EvaluateRequest) -> Result<EvaluationReport, ApiError> {
     let (_, hw, e) = evaluation_of(r)?;
-    Ok(EvaluationReport::new(&e, &hw))
+    let mut report = EvaluationReport::new(&e, &hw);
+    if let Some(p) = &r.practice.profile {
+        // The same request on the preset's curves, beside.
+        let mut bare = r.clone();
+        bare.practice.profile = None;
+        let (_, _, preset) = evaluation_of(&bare)?;
+        report.profile = Some(profile_report(p, &hw, &r.practice)?);
+        report.preset = Some(PresetReport::from(&EvaluationReport::new(&preset, &hw)));
+    }
+    Ok(report)
+}
+
+/// `plan3d calibrate --check`: a calibration profile checked against the
+/// hardware it is for, and what it sets in the kernel model beside the
+/// GPU preset's curves.
+///
+/// # Errors
+///
+/// Invalid hardware, or a profile [`crate::cost::profile::Profile::check`]
+/// refuses (naming its field).
+pub fn check_profile(
+    hardware: &HardwareRequest,
+    p: &crate::cost::profile::Profile,
+) -> Result<ProfileReport, ApiError> {
+    let hw = hardware_of(hardware)?;
+    p.check(&hw)
+        .map_err(|e| ApiError(alloc::string::ToString::to_string(&e)))?;
+    profile_report(p, &hw, &PracticeRequest::default())
+}
+
+/// What profile `p` set on `hw`, against the preset.
+fn profile_report(
+    p: &crate::cost::profile::Profile,
+    hw: &Hardware,
+    r: &PracticeRequest,
+) -> Result<ProfileReport, ApiError> {
+    let a = assumptions_of(r)?;
+    let preset = crate::cost::kernels::curves(&hw.gpu);
+    Ok(ProfileReport::new(p, &p.fit(hw, preset), &preset, &a))
 }
 
 /// `plan3d evaluate --timeline`: the configuration's step as the page
@@ -165,7 +205,7 @@ fn evaluation_of(
 ) -> Result<(ModelShape, Hardware, crate::cost::Evaluation), ApiError> {
     let m = shape(&r.model)?;
     let hw = hardware_of(&r.hardware)?;
-    let a = assumptions_of(&r.practice)?;
+    let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     let p = &r.practice;
     let mut cfg = Config {
@@ -290,7 +330,16 @@ fn evaluation_of(
 /// Invalid inputs, `any` method with the rules, an unknown search, or no
 /// plan.
 pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
-    plan_with(r).map(|(.., report)| report)
+    let (_, hw, _, mut report) = plan_with(r)?;
+    if let Some(p) = &r.practice.profile {
+        // The plan the preset's curves find, beside.
+        let mut bare = r.clone();
+        bare.practice.profile = None;
+        let (.., preset) = plan_with(&bare)?;
+        report.evaluation.profile = Some(profile_report(p, &hw, &r.practice)?);
+        report.evaluation.preset = Some(PresetReport::from(&preset.evaluation));
+    }
+    Ok(report)
 }
 
 /// `plan3d plan --timeline`: the plan [`plan`] finds, its step as the page
@@ -312,7 +361,7 @@ fn plan_with(
     let hw = hardware_of(&r.hardware)?;
     let c = constraints_of(&r.constraints)?;
     let par = parallelism(&r.parallelism)?;
-    let a = assumptions_of(&r.practice)?;
+    let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     if c.cheapest && !practice {
         return Err("the cheapest plan is a practice search: add --assumptions practice".into());
@@ -474,7 +523,7 @@ pub fn run(r: &RunRequest) -> Result<RunReport, ApiError> {
     let plan_report = plan(&req)?;
     let cfg = config_of(&plan_report.evaluation)?;
     let hw = hardware_of(&req.hardware)?;
-    let a = assumptions_of(&req.practice)?;
+    let a = calibrated(assumptions_of(&req.practice)?, &hw, &req.practice)?;
     let d = crate::run::RunSettings::default();
     let settings = crate::run::RunSettings {
         ramp,

@@ -231,6 +231,36 @@ pub(super) fn recompute(name: &str) -> Result<ActivationModel, ApiError> {
     }
 }
 
+/// `a` calibrated by the request's profile on `hw`
+/// ([`crate::cost::profile`]): checked, then fitted; `a` itself without
+/// one.
+///
+/// # Errors
+///
+/// A profile under the paper's assumptions, or one [`Profile::check`]
+/// refuses (`profile field gemm[3].seconds: …`).
+///
+/// [`Profile::check`]: crate::cost::profile::Profile::check
+pub fn calibrated(
+    a: Assumptions,
+    hw: &Hardware,
+    r: &PracticeRequest,
+) -> Result<Assumptions, ApiError> {
+    let Some(p) = &r.profile else {
+        return Ok(a);
+    };
+    if a.set != crate::cost::AssumptionSet::Practice {
+        return Err(ApiError(
+            "a calibration profile sets practice's kernel curves: the paper's model has one \
+             efficiency (add --assumptions practice)"
+                .into(),
+        ));
+    }
+    p.check(hw)
+        .map_err(|e| ApiError(alloc::string::ToString::to_string(&e)))?;
+    Ok(p.fit(hw, crate::cost::kernels::curves(&hw.gpu)).apply(a))
+}
+
 /// The knobs a [`PracticeRequest`] names: `paper` or `practice`, the
 /// token budget and the optimizer.
 ///
@@ -385,6 +415,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("recompute_layers", p.recompute_layers.is_some()),
         ("offload_layers", p.offload_layers.is_some()),
         ("recompute_modules", p.recompute_modules.is_some()),
+        ("profile", p.profile.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))

@@ -469,6 +469,19 @@ pub struct EvaluationReport {
         serde(default, skip_serializing_if = "Vec::is_empty")
     )]
     pub kernels: Vec<KernelClassReport>,
+    /// (A calibration profile in use) what it set in the kernel model.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub profile: Option<super::profile_report::ProfileReport>,
+    /// (A calibration profile in use) the same request on the GPU
+    /// preset's curves, beside: for `plan`, the plan the preset finds.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub preset: Option<super::profile_report::PresetReport>,
 }
 
 impl EvaluationReport {
@@ -608,6 +621,8 @@ impl EvaluationReport {
                     })
                     .collect()
             }),
+            profile: None,
+            preset: None,
         }
     }
 }

@@ -242,6 +242,12 @@ pub struct PracticeRequest {
     /// `mla_up_proj` (implies `recompute` `selective`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub recompute_modules: Option<String>,
+    /// A calibration profile of your own GPU (`calibration/calibrate.py`,
+    /// `plan3d calibrate`): its kernels' measured times set the kernel
+    /// curves in place of the GPU preset's (`cost::profile`); the report
+    /// then gives the preset's figures beside (`preset`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub profile: Option<crate::cost::profile::Profile>,
 }
 
 impl Default for PracticeRequest {
@@ -274,6 +280,7 @@ impl Default for PracticeRequest {
             recompute_layers: None,
             offload_layers: None,
             recompute_modules: None,
+            profile: None,
         }
     }
 }
