@@ -18,13 +18,23 @@ self.addEventListener("activate", (event) => {
 });
 
 // Cache first: the page computes everything locally, so once cached it needs
-// no network. Pages with any query string are the same index.html.
+// no network. Pages with any query string are the same index.html. The
+// JavaScript API's module (api/), which the page imports only to fit a
+// calibration profile, is cached when first fetched.
 self.addEventListener("fetch", (event) => {
   const req = event.request;
-  if (req.method !== "GET" || new URL(req.url).origin !== self.location.origin) return;
+  const url = new URL(req.url);
+  if (req.method !== "GET" || url.origin !== self.location.origin) return;
   event.respondWith(
     caches.open(CACHE).then((c) =>
-      c.match(req, { ignoreSearch: req.mode === "navigate" }).then((hit) => hit || fetch(req))
+      c.match(req, { ignoreSearch: req.mode === "navigate" }).then(
+        (hit) =>
+          hit ||
+          fetch(req).then((r) => {
+            if (r.ok && url.pathname.includes("/api/")) c.put(req, r.clone());
+            return r;
+          })
+      )
     )
   );
 });

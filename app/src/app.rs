@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use leptos::either::{Either, EitherOf3};
-use leptos::ev;
 use leptos::prelude::*;
 use plan3d_core::{
     planner::{self, Outputs, ShownScale},
@@ -248,7 +247,10 @@ pub type ScalingRows =
 pub fn App() -> impl IntoView {
     let epoch = RwSignal::new(0_u32);
     provide_context(Relayout(epoch));
-    let _resize = window_event_listener(ev::resize, move |_| epoch.update(|e| *e += 1));
+    // The window's listeners as plain closures that live as long as the
+    // page: leptos's `window_event_listener` wraps them in a thread check
+    // that brings `std::thread::current` into the wasm (~2 KB gzip).
+    crate::dom::on_window("resize", move || epoch.update(|e| *e += 1));
     if let Ok(Some(m)) = window().match_media("(prefers-color-scheme: dark)") {
         let f = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
             crate::dom::scheme_changed();
@@ -261,6 +263,15 @@ pub fn App() -> impl IntoView {
     let (initial, initial_notices) = Inputs::from_page_query(&search_string());
     let inputs = RwSignal::new(initial);
     let notices = RwSignal::new(initial_notices);
+    // The user's GPU profile, kept in this browser, fitted when asked.
+    let held = crate::components::profile::Held::default();
+    // An empty URL (the page opened anew) uses the profile this browser
+    // holds; an explicit link keeps meaning what it says.
+    if search_string().is_empty() && held.text.with_untracked(Option::is_some) {
+        inputs.update(|i| i.custom_profile = true);
+    }
+    held.follow(inputs);
+    provide_context(held);
     // How the next URL update is recorded: slider drags replace the entry,
     // discrete choices push a new one, back/forward write nothing.
     let push = StoredValue::new(false);
@@ -305,7 +316,7 @@ pub fn App() -> impl IntoView {
         let h = set_timeout_with_handle(write, std::time::Duration::from_millis(wait)).ok();
         pending_url.set_value(h);
     });
-    let _popstate = window_event_listener(ev::popstate, move |_| {
+    crate::dom::on_window("popstate", move || {
         let (i, n) = Inputs::from_page_query(&search_string());
         from_history.set_value(true);
         notices.set(n);
@@ -474,7 +485,7 @@ pub fn App() -> impl IntoView {
                 <RunCard inputs=inputs outputs=outputs optimum=optimum set=set notices=notices />
                 <MemoryChart outputs=outputs inputs=inputs />
                 <NetworkNeeds inputs=inputs outputs=outputs optimum=optimum />
-                <Validation />
+                <Validation inputs />
                 <Scaling inputs=inputs outputs=outputs optimum=optimum scaling=scaling live=sweep_live />
                 <Schedules inputs=inputs plan_tl=plan_tl live=live only=false />
                 <Share inputs=inputs outputs=outputs optimum=optimum scaling=scaling plan_tl=plan_tl live=live notices=notices />

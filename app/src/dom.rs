@@ -254,6 +254,14 @@ pub fn watch_in_view(el: &web_sys::Element, flag: RwSignal<bool>) {
     cb.forget();
 }
 
+/// Calls `f` on each of the window's `event`s, for as long as the page
+/// lives.
+pub fn on_window(event: &str, f: impl Fn() + 'static) {
+    let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(f);
+    let _ = window().add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+    cb.forget();
+}
+
 /// An element of the page found by its `id`: the handle the charts keep to
 /// their canvases and cards. Leptos's `NodeRef` does the same reactively,
 /// but its thread check brings `std::thread::current` into the wasm

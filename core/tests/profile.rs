@@ -281,3 +281,77 @@ fn bad_profiles_name_their_field() {
         format!("gemm[{fp8_row}].fp8")
     );
 }
+
+/// The JSON door (the JavaScript API's and Python's) takes the profile as
+/// the request's `profile` field and names it when it is bad.
+#[test]
+fn the_json_door_takes_a_profile() {
+    let p = serde_json::to_value(h100_profile()).unwrap();
+    let req = serde_json::json!({
+        "model": "llama-3.1-8b", "gpu": "h100-sxm", "node_size": 8, "data": 8,
+        "method": "partitioned", "micro_batch": 1, "micro_batches": 1,
+        "recompute": "selective", "profile": p,
+    });
+    let out: serde_json::Value =
+        serde_json::from_str(&plan3d_core::api::json::call("evaluate", &req.to_string()).unwrap())
+            .unwrap();
+    assert_eq!(
+        out["profile"]["ceiling_bf16"],
+        serde_json::json!([0.72, 0.72])
+    );
+    assert_eq!(out["preset"]["step_seconds"], out["step_seconds"]);
+    let mut bad = req.clone();
+    bad["profile"]["gemm"][2]["seconds"] = serde_json::json!(0.0);
+    let e = plan3d_core::api::json::call("evaluate", &bad.to_string()).unwrap_err();
+    assert!(e.0.contains("profile field gemm[2].seconds"), "{e}");
+    assert_eq!(plan3d_core::api::json::field_of(&e.0), Some("profile"));
+}
+
+/// The page: a link made with a profile (`prof=custom`) says, beside the
+/// GPU, that this browser holds none and uses the preset's curves; with
+/// the profile held, its curves set the plan (a profile of BF16 GEMMs
+/// twice as slow slows the plan's step) and the link keeps saying so.
+#[test]
+fn the_page_uses_a_held_profile_or_says_it_has_none() {
+    use plan3d_core::planner;
+    use plan3d_core::state::Inputs;
+    let q = "assume=practice&model=llama-3.1-8b&gpu=h100-sxm&node=8&gpus=8&prof=custom";
+    let (mut i, notices) = Inputs::from_query(q);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert!(i.custom_profile && i.calibration.is_none());
+    let o = planner::outputs(&i).unwrap();
+    let n = planner::corrections(&i, &o);
+    let note = n
+        .iter()
+        .find(|n| n.key == "prof")
+        .expect("a notice for prof");
+    assert!(note.reason.contains("does not hold"), "{}", note.reason);
+    assert_eq!(note.used, "the h100-sxm preset's kernel curves");
+    let step = |i: &Inputs| {
+        let o = planner::outputs(i).unwrap();
+        planner::practice_optimum(i, &o)
+            .unwrap()
+            .unwrap()
+            .best
+            .evaluation
+            .step
+            .0
+    };
+    let preset = step(&i);
+    let mut slow = h100_profile();
+    for r in slow.gemm.iter_mut().filter(|r| !r.fp8) {
+        r.seconds *= 2.0;
+    }
+    let text = serde_json::to_string(&slow).unwrap();
+    let (cal, device) = plan3d_core::cost::profile::calibrate_json(&text, &i.hardware()).unwrap();
+    assert!(device.contains("H100"));
+    i.calibration = Some(cal);
+    assert_eq!(i.knobs().curves.unwrap().ceiling_bf16, 0.36);
+    assert!(step(&i) > 1.3 * preset, "{} vs {preset}", step(&i));
+    let o = planner::outputs(&i).unwrap();
+    assert!(planner::corrections(&i, &o).iter().all(|n| n.key != "prof"));
+    assert!(i.to_query().contains("prof=custom"));
+    // Not a profile: refused in words.
+    let e = plan3d_core::cost::profile::calibrate_json("{\"gpu\": 1}", &i.hardware()).unwrap_err();
+    assert!(e.starts_with("not a calibration profile"), "{e}");
+}

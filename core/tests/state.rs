@@ -105,6 +105,8 @@ fn any_inputs() -> impl Strategy<Value = Inputs> {
                 context: max_gpus.filter(|g| g % 2 == 0).map(|_| 2),
                 expert: batch.filter(|b| b % 2 == 0).map(|_| 4),
                 expert_tensor: batch.filter(|b| b % 4 == 0).map(|_| 1),
+                custom_profile: (g + c) % 3 == 0,
+                calibration: None,
                 layout: plan3d_core::state::Layout {
                     data: batch.filter(|b| b % 3 == 0).map(|b| (b % 64 + 1) as u32),
                     pipe: max_gpus.map(|g| (g % 16 + 1) as u32),

@@ -414,9 +414,10 @@ fn serve() -> Result {
 /// The libFuzzer targets (`fuzz/fuzz_targets/`): every door that reads
 /// what a user or a script writes. Each keeps its corpus in
 /// `fuzz/corpus/<target>/`.
-const FUZZ_TARGETS: [&str; 6] = [
+const FUZZ_TARGETS: [&str; 7] = [
     "url_state",
     "numbers",
+    "profile",
     "evaluate_request",
     "plan_request",
     "run_request",

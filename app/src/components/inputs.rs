@@ -111,6 +111,7 @@ pub fn Controls(
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
     let (typed, committed) = field_handlers(inputs, set, notices);
+    let held = use_context::<crate::components::profile::Held>();
     let model_value = move || match inputs.with(|i| i.model) {
         ModelChoice::Preset(n) => n.to_string(),
         ModelChoice::X(x) => format!("x{x}"),
@@ -306,7 +307,7 @@ pub fn Controls(
                     m.critical_batch()
                 ))}</p>
             </fieldset>
-            <fieldset>
+            <fieldset data-testid="hardware">
                 <legend>"Hardware"</legend>
                 <label for="p3-gpu">"GPU"</label>
                 <select id="p3-gpu" data-testid="gpu" prop:value=move || inputs.with(|i| i.gpu.name)
@@ -317,6 +318,8 @@ pub fn Controls(
                     {hardware::GPUS.iter().map(|g| view! { <option value=g.name>{g.name}</option> }).collect_view()}
                 </select>
                 {field_notes(Keys::One("gpu"))}
+                {held.map(|held| view! { <crate::components::profile::ProfileField inputs set held /> })}
+                {field_notes(Keys::One("prof"))}
                 <label for="p3-node">
                     "GPUs per node (NVLink): "
                     <output data-testid="node-value">{move || inputs.with(|i| i.node.map_or("no limit".to_string(), |n| n.to_string()))}</output>

@@ -6,6 +6,7 @@ pub mod memory;
 pub mod network;
 pub mod notices;
 pub mod plans;
+pub mod profile;
 pub mod run;
 pub mod scaling;
 pub mod schedule;

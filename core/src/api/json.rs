@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::{request, ApiError};
 
 /// The entry points [`call`] answers, by name.
-pub const ENTRIES: [&str; 9] = [
+pub const ENTRIES: [&str; 10] = [
     "model",
     "hardware",
     "evaluate",
@@ -26,6 +26,7 @@ pub const ENTRIES: [&str; 9] = [
     "schedule",
     "timeline",
     "plan_timeline",
+    "calibrate",
 ];
 
 /// The request `T` in `text`: a JSON object of known fields (`null` or an
@@ -135,6 +136,9 @@ pub fn call(entry: &str, text_in: &str) -> Result<String, ApiError> {
         "plan_timeline" => {
             pretty(&super::plan_timeline(&request::<request::PlanRequest>(text_in)?)?.1)
         }
+        "calibrate" => text(&super::calibrate(&request::<request::CalibrateRequest>(
+            text_in,
+        )?)?),
         other => Err(ApiError(format!(
             "unknown entry point '{other}': use one of {}",
             ENTRIES.join(", ")

@@ -150,6 +150,20 @@ pub fn check_profile(
     profile_report(p, &hw, &PracticeRequest::default())
 }
 
+/// The JSON door's `calibrate`: [`check_profile`] of a request's
+/// profile on its hardware.
+///
+/// # Errors
+///
+/// No profile, or as [`check_profile`].
+pub fn calibrate(r: &request::CalibrateRequest) -> Result<ProfileReport, ApiError> {
+    let p = r
+        .profile
+        .as_ref()
+        .ok_or_else(|| ApiError("a calibration profile is needed (profile)".into()))?;
+    check_profile(&r.hardware, p)
+}
+
 /// What profile `p` set on `hw`, against the preset.
 fn profile_report(
     p: &crate::cost::profile::Profile,

@@ -58,7 +58,7 @@ impl ProfileReport {
             ("", &d.libraries),
         ] {
             if !v.is_empty() {
-                device.push_str(if label.is_empty() { ", " } else { ", " });
+                device.push_str(", ");
                 if !label.is_empty() {
                     device.push_str(label);
                     device.push(' ');

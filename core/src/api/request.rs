@@ -603,3 +603,18 @@ impl Default for RunRequest {
         }
     }
 }
+
+/// A calibration profile to check and fit (`plan3d calibrate --check`;
+/// the JSON door's `calibrate`, which the page calls): the hardware it is
+/// for and the profile itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CalibrateRequest {
+    /// The hardware.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub hardware: HardwareRequest,
+    /// The profile (`calibration/calibrate.py`'s output).
+    pub profile: Option<crate::cost::profile::Profile>,
+}

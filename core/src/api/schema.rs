@@ -10,8 +10,8 @@ use super::report::{
     ScheduleReport, SweepRowReport, TimelineReport, ZeroReport,
 };
 use super::request::{
-    EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, RunRequest, ScheduleRequest,
-    SweepRequest,
+    CalibrateRequest, EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, RunRequest,
+    ScheduleRequest, SweepRequest,
 };
 use crate::export::{PlansExport, SweepExport};
 use crate::state::Inputs;
@@ -38,6 +38,7 @@ pub fn json_schema() -> Value {
     g.subschema_for::<RunRequest>();
     g.subschema_for::<SweepRequest>();
     g.subschema_for::<ScheduleRequest>();
+    g.subschema_for::<CalibrateRequest>();
     g.subschema_for::<PlansExport>();
     g.subschema_for::<SweepExport>();
     g.subschema_for::<Inputs>();

@@ -194,16 +194,42 @@ fn issue(field: String, reason: String) -> ProfileIssue {
     ProfileIssue { field, reason }
 }
 
-/// A positive, finite number, or the issue naming `field`.
-fn positive(x: f64, field: impl Fn() -> String, what: &str) -> Result<(), ProfileIssue> {
+/// `table[i].field`, a row's field's path.
+fn path(table: &str, i: usize, field: &str) -> String {
+    format!("{table}[{i}].{field}")
+}
+
+/// A positive, finite number, or the issue naming its field.
+fn positive(x: f64, table: &str, i: usize, field: &str) -> Result<(), ProfileIssue> {
     if x.is_finite() && x > 0.0 {
         Ok(())
     } else {
         Err(issue(
-            field(),
-            format!("{what} must be a positive number, not {x}"),
+            path(table, i, field),
+            format!("must be a positive number, not {x}"),
         ))
     }
+}
+
+/// At most `limit` (with [`PLAUSIBLE`]'s margin), else the issue: `got`
+/// and `limit` in `unit` (`scale` of them a unit), above `what`.
+fn within(
+    got: f64,
+    limit: f64,
+    (table, i, field): (&str, usize, &str),
+    (scale, unit, gpu, what): (f64, &str, &str, &str),
+) -> Result<(), ProfileIssue> {
+    if got <= PLAUSIBLE * limit {
+        return Ok(());
+    }
+    Err(issue(
+        path(table, i, field),
+        format!(
+            "{} {unit} is above the {gpu}'s {what} of {}: is the profile for this GPU?",
+            math::round(got / scale) as u64,
+            math::round(limit / scale) as u64
+        ),
+    ))
 }
 
 /// The GEMMs whose times set a ceiling: 100 Gflop and more, where the
@@ -258,40 +284,33 @@ impl Profile {
         let bf16 = hw.gpu.peak.0;
         let fp8 = fp8_peak(&hw.gpu).map(|p| p.0);
         for (i, r) in self.gemm.iter().enumerate() {
-            let at = |f: &'static str| move || format!("gemm[{i}].{f}");
+            for (x, name) in [(r.m, "m"), (r.n, "n"), (r.k, "k"), (r.seconds, "seconds")] {
+                positive(x, "gemm", i, name)?;
+            }
             for (x, name) in [(r.m, "m"), (r.n, "n"), (r.k, "k")] {
-                positive(x, at(name), "a GEMM's dimension")?;
                 if x > 1e7 || math::floor(x) != x {
                     return Err(issue(
-                        at(name)(),
+                        path("gemm", i, name),
                         format!("{x} is not a GEMM dimension (a whole number up to 10 000 000)"),
                     ));
                 }
             }
-            positive(r.seconds, at("seconds"), "a GEMM's time")?;
-            let peak = if r.fp8 {
-                fp8.ok_or_else(|| {
-                    issue(
-                        at("fp8")(),
+            let (peak, what) = match (r.fp8, fp8) {
+                (false, _) => (bf16, "BF16 peak"),
+                (true, Some(p)) => (p, "FP8 peak"),
+                (true, None) => {
+                    return Err(issue(
+                        path("gemm", i, "fp8"),
                         format!("the {} has no FP8 tensor cores", hw.gpu.name),
-                    )
-                })?
-            } else {
-                bf16
+                    ))
+                }
             };
-            let rate = 2.0 * r.m * r.n * r.k / r.seconds;
-            if rate > PLAUSIBLE * peak {
-                return Err(issue(
-                    at("seconds")(),
-                    format!(
-                        "{:.0} Tflop/s is above the {}'s {} peak of {:.0}: is the profile for this GPU?",
-                        rate / 1e12,
-                        hw.gpu.name,
-                        if r.fp8 { "FP8" } else { "BF16" },
-                        peak / 1e12
-                    ),
-                ));
-            }
+            within(
+                2.0 * r.m * r.n * r.k / r.seconds,
+                peak,
+                ("gemm", i, "seconds"),
+                (1e12, "Tflop/s", hw.gpu.name, what),
+            )?;
         }
         let bf16_rows = self.gemm.iter().filter(|r| !r.fp8).count();
         if bf16_rows < MIN_GEMMS {
@@ -303,7 +322,6 @@ impl Profile {
             ));
         }
         for (i, r) in self.attention.iter().enumerate() {
-            let at = |f: &'static str| move || format!("attention[{i}].{f}");
             for (x, name) in [
                 (r.batch, "batch"),
                 (r.heads, "heads"),
@@ -312,65 +330,56 @@ impl Profile {
                 (r.forward_seconds, "forward_seconds"),
                 (r.backward_seconds, "backward_seconds"),
             ] {
-                positive(x, at(name), "an attention's figure")?;
+                positive(x, "attention", i, name)?;
             }
             let f = attention_flops(r);
             for (flops, s, name) in [
                 (f, r.forward_seconds, "forward_seconds"),
                 (2.5 * f, r.backward_seconds, "backward_seconds"),
             ] {
-                if flops / s > PLAUSIBLE * bf16 {
-                    return Err(issue(
-                        at(name)(),
-                        format!(
-                            "{:.0} Tflop/s is above the {}'s BF16 peak of {:.0}",
-                            flops / s / 1e12,
-                            hw.gpu.name,
-                            bf16 / 1e12
-                        ),
-                    ));
-                }
+                within(
+                    flops / s,
+                    bf16,
+                    ("attention", i, name),
+                    (1e12, "Tflop/s", hw.gpu.name, "BF16 peak"),
+                )?;
             }
         }
         let memory = hw.bandwidth(Link::GpuMemory).0;
         for (i, r) in self.bandwidth.iter().enumerate() {
-            let at = |f: &'static str| move || format!("bandwidth[{i}].{f}");
-            positive(r.bytes, at("bytes"), "a copy's bytes")?;
-            positive(r.seconds, at("seconds"), "a copy's time")?;
-            if r.bytes / r.seconds > PLAUSIBLE * memory {
-                return Err(issue(
-                    at("seconds")(),
-                    format!(
-                        "{:.0} GB/s is above the {}'s memory bandwidth of {:.0}",
-                        r.bytes / r.seconds / 1e9,
-                        hw.gpu.name,
-                        memory / 1e9
-                    ),
-                ));
-            }
+            positive(r.bytes, "bandwidth", i, "bytes")?;
+            positive(r.seconds, "bandwidth", i, "seconds")?;
+            within(
+                r.bytes / r.seconds,
+                memory,
+                ("bandwidth", i, "seconds"),
+                (1e9, "GB/s", hw.gpu.name, "memory bandwidth"),
+            )?;
         }
         for (i, r) in self.collectives.iter().enumerate() {
-            let at = |f: &'static str| move || format!("collectives[{i}].{f}");
-            positive(r.bytes, at("bytes"), "a collective's bytes")?;
-            positive(r.seconds, at("seconds"), "a collective's time")?;
+            positive(r.bytes, "collectives", i, "bytes")?;
+            positive(r.seconds, "collectives", i, "seconds")?;
             if !(r.ranks >= 2.0 && r.ranks <= 1e6 && math::floor(r.ranks) == r.ranks) {
                 return Err(issue(
-                    at("ranks")(),
+                    path("collectives", i, "ranks"),
                     format!("{} ranks: a collective needs 2 or more", r.ranks),
                 ));
             }
-            let link = link_of(hw, r.across_nodes);
-            if bus_bandwidth(r) > PLAUSIBLE * link {
-                return Err(issue(
-                    at("seconds")(),
-                    format!(
-                        "a bus bandwidth of {:.0} GB/s is above the {}'s {:.0} GB/s per direction",
-                        bus_bandwidth(r) / 1e9,
-                        if r.across_nodes { "network" } else { "NVLink" },
-                        link / 1e9
-                    ),
-                ));
-            }
+            within(
+                bus_bandwidth(r),
+                link_of(hw, r.across_nodes),
+                ("collectives", i, "seconds"),
+                (
+                    1e9,
+                    "GB/s of bus bandwidth",
+                    hw.gpu.name,
+                    if r.across_nodes {
+                        "network per direction"
+                    } else {
+                        "NVLink per direction"
+                    },
+                ),
+            )?;
         }
         Ok(())
     }
@@ -494,7 +503,7 @@ pub const HOPPER_OFFSETS: [f64; 4] = [
 /// 8192 and 8192 × 12288 bf16 copies at 2 424, 2 569 and 2 962 GB/s of
 /// 3 350), against which a profile's copies scale the preset's
 /// memory-bound fraction (0.7, fitted with the GEMMs).
-pub const HOPPER_COPY_SHARE: f64 = 2568.661_994_471_008_7e9 / 3350e9;
+pub const HOPPER_COPY_SHARE: f64 = 2_568.661_994_471_009e9 / 3_350e9;
 
 /// `ceiling` scaled by the profile's offset against the preset's, the
 /// factor rounded to 0.001 (a profile within 0.05 % of the preset's
@@ -511,6 +520,32 @@ fn rescale(ceiling: f64, offset: Option<f64>, reference: f64) -> f64 {
         }
         None => ceiling,
     }
+}
+
+/// A profile's JSON text checked on `hw` and fitted on its preset's
+/// curves: the calibration and the device it was measured on (the page's
+/// door: a file dropped or kept in the browser).
+///
+/// # Errors
+///
+/// Text that is not a profile (serde's words), or the profile's
+/// [`ProfileIssue`], as a sentence.
+#[cfg(feature = "serde")]
+pub fn calibrate_json(text: &str, hw: &Hardware) -> Result<(Calibration, String), String> {
+    let p: Profile =
+        serde_json::from_str(text).map_err(|e| format!("not a calibration profile: {e}"))?;
+    calibrate(&p, hw)
+}
+
+/// A profile checked on `hw` and fitted on its preset's curves: the
+/// calibration and the device it was measured on.
+///
+/// # Errors
+///
+/// The profile's [`ProfileIssue`], as a sentence.
+pub fn calibrate(p: &Profile, hw: &Hardware) -> Result<(Calibration, String), String> {
+    p.check(hw).map_err(|e| format!("{e}"))?;
+    Ok((p.fit(hw, kernels::curves(&hw.gpu)), p.device.name.clone()))
 }
 
 /// nccl-tests' bus bandwidth of a row: all-reduce 2·(n−1)/n · S/t, the

@@ -98,6 +98,27 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
             refused: false,
         });
     }
+    if inputs.custom_profile && inputs.calibration.is_none() {
+        v.push(Notice {
+            key: "prof".into(),
+            value: "custom".into(),
+            reason: "this link was made with a calibration profile of its author's GPU, which \
+                     this browser does not hold (load it beside the GPU to use it)"
+                .into(),
+            used: alloc::format!("the {} preset's kernel curves", inputs.gpu.name),
+            refused: false,
+        });
+    } else if inputs.custom_profile && !inputs.practice() {
+        v.push(Notice {
+            key: "prof".into(),
+            value: "custom".into(),
+            reason: "a calibration profile sets practice's kernel curves: the paper's model has \
+                     one efficiency"
+                .into(),
+            used: "the paper's".into(),
+            refused: false,
+        });
+    }
     if let Some(e) = inputs.expert_tensor.filter(|_| out.model.experts.is_none()) {
         v.push(Notice {
             key: "etp".into(),

@@ -197,6 +197,11 @@ impl Inputs {
             "ep" => self
                 .expert
                 .map_or(String::from("searched"), |e| alloc::format!("{e}")),
+            "prof" => String::from(if self.calibration.is_some() {
+                "your GPU's calibration profile"
+            } else {
+                "the GPU preset's kernel curves"
+            }),
             "etp" => self
                 .expert_tensor
                 .map_or(String::from("searched"), |e| alloc::format!("{e}")),

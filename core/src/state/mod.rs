@@ -260,6 +260,14 @@ pub struct Inputs {
     /// Megatron-Core's `--expert-tensor-parallel-size`); `None`: searched
     /// (the tensor degree, or 1).
     pub expert_tensor: Option<u32>,
+    /// (Practice) made with a calibration profile of the author's own GPU
+    /// (`prof=custom`): the page uses the one this browser holds, else
+    /// says so and uses the preset's curves.
+    pub custom_profile: bool,
+    /// The calibration the page computes with: the held profile fitted on
+    /// the GPU chosen ([`crate::cost::profile`]); not in the URL (the
+    /// profile stays in the browser that loaded it).
+    pub calibration: Option<crate::cost::profile::Calibration>,
     /// A layout to check (`dp`, `pp`, `tp`, `vp`, `mb`, `zero`, `sched`):
     /// each degree or choice fixed when given, searched otherwise.
     pub layout: Layout,
@@ -293,6 +301,8 @@ impl Default for Inputs {
             context: None,
             expert: None,
             expert_tensor: None,
+            custom_profile: false,
+            calibration: None,
             layout: Layout::default(),
         }
     }
@@ -390,7 +400,7 @@ impl Inputs {
             Some(f) if self.practice() => f.apply(self.assumptions.knobs()),
             _ => self.assumptions.knobs(),
         };
-        Assumptions {
+        let a = Assumptions {
             tokens: self.tokens,
             compute: self.compute_used(),
             // Practice's knob; the paper counts its fp32 logits.
@@ -399,6 +409,11 @@ impl Inputs {
                 _ => base.cross_entropy,
             },
             ..base
+        };
+        // A calibration profile sets practice's kernel curves.
+        match self.calibration {
+            Some(c) if self.practice() && self.custom_profile => c.apply(a),
+            _ => a,
         }
     }
 

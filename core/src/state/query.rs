@@ -384,6 +384,10 @@ impl Inputs {
                 Some(e) => self.expert = Some(e as u32),
                 None => return Err("the expert-parallel degree must be a whole number in 1–65536"),
             },
+            "prof" => match v.trim() {
+                "custom" => self.custom_profile = true,
+                _ => return Err("prof is custom (made with a GPU calibration profile) or absent"),
+            },
             "etp" => match parse_u64(v, 1, 1024) {
                 Some(e) => self.expert_tensor = Some(e as u32),
                 None => {
@@ -544,6 +548,9 @@ impl Inputs {
         if let Some(e) = self.expert_tensor {
             put("etp", &e);
         }
+        if self.custom_profile {
+            put("prof", &"custom");
+        }
         let l = &self.layout;
         for (key, value) in [
             ("dp", l.data),
@@ -618,11 +625,12 @@ impl schemars::JsonSchema for Inputs {
 
 /// The page's URL keys: those [`Inputs::parse_value`] reads, the model's
 /// and the custom shape's.
-pub const URL_KEYS: [&str; 47] = [
+pub const URL_KEYS: [&str; 48] = [
     "model", "gpu", "node", "net", "method", "par", "gpus", "cluster", "days", "batch", "keff",
     "act", "assume", "tokens", "dp", "pp", "tp", "vp", "mb", "zero", "lmhead", "lmembed", "sched",
     "cp", "ep", "etp", "zb", "prec", "ce", "ramp", "price", "cmp", "embed", "seq", "heads", "head",
     "layers", "ffn", "kv", "vocab", "gated", "experts", "topk", "effn", "shared", "dense", "fw",
+    "prof",
 ];
 
 /// Whether `key` is one of the page's URL keys.
