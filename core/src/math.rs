@@ -29,6 +29,7 @@ pub(crate) fn pow(x: f64, y: f64) -> f64 {
 }
 
 #[inline]
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) fn ln(x: f64) -> f64 {
     libm::log(x)
 }

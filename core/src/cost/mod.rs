@@ -45,6 +45,7 @@ pub mod framework;
 pub mod kernels;
 pub mod memory;
 pub mod overheads;
+#[cfg(feature = "alloc")]
 pub mod profile;
 pub mod saved;
 pub mod step;
