@@ -345,7 +345,11 @@ fn the_page_uses_a_held_profile_or_says_it_has_none() {
     let text = serde_json::to_string(&slow).unwrap();
     let (cal, device) = plan3d_core::cost::profile::calibrate_json(&text, &i.hardware()).unwrap();
     assert!(device.contains("H100"));
-    i.calibration = Some(cal);
+    i.calibration = Some(cal.fitted(&i.knobs()));
+    assert_eq!(
+        plan3d_core::cost::profile::Calibration::from_fitted(&i.gpu, cal.fitted(&i.knobs())).curves,
+        cal.curves
+    );
     assert_eq!(i.knobs().curves.unwrap().ceiling_bf16, 0.36);
     assert!(step(&i) > 1.3 * preset, "{} vs {preset}", step(&i));
     let o = planner::outputs(&i).unwrap();

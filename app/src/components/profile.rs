@@ -12,8 +12,6 @@
 //! its 300 KB budget for what few visitors use.
 
 use leptos::prelude::*;
-use plan3d_core::cost::kernels;
-use plan3d_core::cost::profile::Calibration;
 use plan3d_core::hardware::Hardware;
 use plan3d_core::state::Inputs;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -61,6 +59,8 @@ pub struct Held {
     pub text: RwSignal<Option<String>>,
     /// Its device, or why it is not used.
     pub status: RwSignal<String>,
+    /// Profiles loaded so far (a new one is fitted on the same hardware).
+    loads: RwSignal<u32>,
 }
 
 impl Default for Held {
@@ -70,6 +70,7 @@ impl Default for Held {
         Self {
             text: RwSignal::new(text),
             status: RwSignal::new(String::new()),
+            loads: RwSignal::new(0),
         }
     }
 }
@@ -79,11 +80,33 @@ impl Held {
     /// for it (`prof=custom`), the GPU, node or network change, or a
     /// profile is loaded: the page then computes with it.
     pub fn follow(self, inputs: RwSignal<Inputs>) {
+        // What the last run fitted for: an input that changes none of it
+        // (most do) costs a comparison, and no signal is written.
+        let last = StoredValue::new(None::<(bool, Hardware, bool, u32)>);
         Effect::new(move |_| {
             let (want, hw) = inputs.with(|i| (i.custom_profile, i.hardware()));
-            let text = if want { self.text.get() } else { None };
+            let held = self.text.with(Option::is_some);
+            let key = Some((want, hw, held, self.loads.get()));
+            if last.get_value() == key {
+                return;
+            }
+            last.set_value(key);
+            let say = |s: &str| {
+                if self.status.with_untracked(|x| x != s) {
+                    self.status.set(s.to_string());
+                }
+            };
+            let text = if want {
+                self.text.get_untracked()
+            } else {
+                None
+            };
             let Some(text) = text else {
-                self.status.set(String::new());
+                say(match (want, held) {
+                    (true, _) => "this link was made with a calibration profile this browser does not hold: the preset's curves are used",
+                    (false, true) => "held in this browser, not used: the GPU preset's measured curves",
+                    (false, false) => "none: the GPU preset's measured curves",
+                });
                 if inputs.with_untracked(|i| i.calibration.is_some()) {
                     inputs.update(|i| i.calibration = None);
                 }
@@ -126,6 +149,7 @@ impl Held {
             if let Some(s) = local_storage() {
                 let _ = s.set_item(KEY, &text);
             }
+            self.loads.update(|n| *n += 1);
             self.text.set(Some(text));
             set(true, Box::new(|i| i.custom_profile = true));
         });
@@ -184,18 +208,7 @@ pub fn ProfileField(
                     held.read(files, inputs.with_untracked(Inputs::hardware), set);
                 } />
             <p class="p3-note" data-testid="profile-status">
-                {move || {
-                    let s = held.status.get();
-                    if s.is_empty() && inputs.with(|i| i.custom_profile) {
-                        "this link was made with a calibration profile this browser does not hold: the preset's curves are used".to_string()
-                    } else if s.is_empty() && has() {
-                        "held in this browser, not used: the GPU preset's measured curves".to_string()
-                    } else if s.is_empty() {
-                        "none: the GPU preset's measured curves".to_string()
-                    } else {
-                        s
-                    }
-                }}
+                {move || held.status.get()}
                 <button type="button" class="p3-link" data-testid="profile-use"
                     class:p3-hidden=move || !has() || inputs.with(|i| i.custom_profile)
                     on:click=move |_| set(true, Box::new(|i| i.custom_profile = true))>" use it"</button>
@@ -214,8 +227,9 @@ pub fn ProfileField(
 }
 
 /// A profile's text checked and fitted on `hw` (see the module's doc):
-/// the calibration and the device it was measured on, or why not.
-async fn fit(text: &str, hw: &Hardware) -> Result<(Calibration, String), String> {
+/// the fitted numbers ([`plan3d_core::cost::profile::Calibration::fitted`])
+/// and the device it was measured on, or why not.
+async fn fit(text: &str, hw: &Hardware) -> Result<([f64; 8], String), String> {
     let why = |e: JsValue| {
         e.dyn_ref::<js_sys::Error>()
             .map(|e| String::from(e.message()))
@@ -232,23 +246,9 @@ async fn fit(text: &str, hw: &Hardware) -> Result<(Calibration, String), String>
         .await
         .map_err(why)?
         .unchecked_into();
-    let x: Vec<f64> = (1..9).map(|i| r.get(i).as_f64().unwrap_or(0.0)).collect();
-    let curves = kernels::Curves {
-        sms: x[0],
-        ceiling_bf16: x[1],
-        ceiling_fp8: x[2],
-        attention_forward: (x[3], kernels::curves(&hw.gpu).attention_forward.1),
-        attention_backward: (x[4], kernels::curves(&hw.gpu).attention_backward.1),
-        memory: x[5],
-        measured: true,
-        ..kernels::curves(&hw.gpu)
-    };
-    Ok((
-        Calibration {
-            curves,
-            bus_efficiency: Some(x[6]),
-            network_efficiency: Some(x[7]),
-        },
-        r.get(0).as_string().unwrap_or_default(),
-    ))
+    let mut x = [0.0; 8];
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = r.get(i as u32 + 1).as_f64().unwrap_or(0.0);
+    }
+    Ok((x, r.get(0).as_string().unwrap_or_default()))
 }

@@ -178,6 +178,47 @@ pub struct Calibration {
 }
 
 impl Calibration {
+    /// What the fit set, as eight numbers: the SMs, the BF16 and FP8
+    /// GEMM ceilings, attention's forward and backward ceilings, the
+    /// memory-bound fraction, NVLink's and the network's bus efficiencies
+    /// (those of `a` where the profile timed no collective). The page
+    /// keeps these ([`crate::state::Inputs::calibration`]).
+    #[must_use]
+    pub fn fitted(&self, a: &Assumptions) -> [f64; 8] {
+        let c = &self.curves;
+        [
+            c.sms,
+            c.ceiling_bf16,
+            c.ceiling_fp8,
+            c.attention_forward.0,
+            c.attention_backward.0,
+            c.memory,
+            self.bus_efficiency.unwrap_or(a.bus_efficiency),
+            self.network_efficiency.unwrap_or(a.network_efficiency),
+        ]
+    }
+
+    /// The calibration of [`Self::fitted`]'s numbers on `gpu`'s preset
+    /// curves.
+    #[must_use]
+    pub fn from_fitted(gpu: &crate::hardware::Gpu, x: [f64; 8]) -> Self {
+        let base = kernels::curves(gpu);
+        Self {
+            curves: Curves {
+                sms: x[0],
+                ceiling_bf16: x[1],
+                ceiling_fp8: x[2],
+                attention_forward: (x[3], base.attention_forward.1),
+                attention_backward: (x[4], base.attention_backward.1),
+                memory: x[5],
+                measured: true,
+                ..base
+            },
+            bus_efficiency: Some(x[6]),
+            network_efficiency: Some(x[7]),
+        }
+    }
+
     /// `a` with this calibration's curves and efficiencies.
     #[must_use]
     pub fn apply(&self, a: Assumptions) -> Assumptions {

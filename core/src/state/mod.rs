@@ -265,9 +265,10 @@ pub struct Inputs {
     /// says so and uses the preset's curves.
     pub custom_profile: bool,
     /// The calibration the page computes with: the held profile fitted on
-    /// the GPU chosen ([`crate::cost::profile`]); not in the URL (the
-    /// profile stays in the browser that loaded it).
-    pub calibration: Option<crate::cost::profile::Calibration>,
+    /// the GPU chosen, as [`crate::cost::profile::Calibration::fitted`]'s
+    /// eight numbers; not in the URL (the profile stays in the browser
+    /// that loaded it).
+    pub calibration: Option<[f64; 8]>,
     /// A layout to check (`dp`, `pp`, `tp`, `vp`, `mb`, `zero`, `sched`):
     /// each degree or choice fixed when given, searched otherwise.
     pub layout: Layout,
@@ -412,7 +413,9 @@ impl Inputs {
         };
         // A calibration profile sets practice's kernel curves.
         match self.calibration {
-            Some(c) if self.practice() && self.custom_profile => c.apply(a),
+            Some(x) if self.practice() && self.custom_profile => {
+                crate::cost::profile::Calibration::from_fitted(&self.gpu, x).apply(a)
+            }
             _ => a,
         }
     }

@@ -30,34 +30,78 @@ pub fn chunk_layers(layers: u32, chunks: u32, head: u32, j: u32) -> u32 {
 /// counts for less where it would leave its chunk no layer.
 #[must_use]
 pub fn split_layers(layers: u32, chunks: u32, embedding: u32, head: u32, j: u32) -> u32 {
-    let chunks = chunks.max(1);
-    if head == 0 && embedding == 0 {
-        let (base, rem) = (layers / chunks, layers % chunks);
-        return base + u32::from(j < rem);
-    }
-    if chunks == 1 {
-        return layers;
-    }
-    let sparse = layers < chunks;
-    let (mut e, mut h) = (embedding.min(layers), head.min(layers));
-    loop {
-        let units = layers + e + h;
-        let (base, rem) = (units / chunks, units % chunks);
-        let last = base + u32::from(rem > 0);
-        let first = base + u32::from(1 < rem);
-        let last_ok = h == 0 || last > h || (sparse && last == h);
-        let first_ok = e == 0 || first > e || (sparse && first == e);
-        if last_ok && first_ok {
-            return if j + 1 == chunks {
-                last - h
-            } else if j == 0 {
-                first - e
-            } else {
-                base + u32::from(j + 1 < rem)
-            };
+    Split::new(layers, chunks, embedding, head).chunk(j)
+}
+
+/// A split of `layers` over `chunks` ([`split_layers`]), resolved once for
+/// all its chunks.
+#[derive(Clone, Copy)]
+struct Split {
+    chunks: u32,
+    /// Embedding and head layers as counted, and the units per chunk.
+    e: u32,
+    h: u32,
+    base: u32,
+    rem: u32,
+    /// No embedding, no head: the even split of the layers.
+    even: bool,
+    layers: u32,
+}
+
+impl Split {
+    fn new(layers: u32, chunks: u32, embedding: u32, head: u32) -> Self {
+        let chunks = chunks.max(1);
+        let even = Self {
+            chunks,
+            e: 0,
+            h: 0,
+            base: layers / chunks,
+            rem: layers % chunks,
+            even: true,
+            layers,
+        };
+        if (head == 0 && embedding == 0) || chunks == 1 {
+            return even;
         }
-        h -= u32::from(!last_ok);
-        e -= u32::from(!first_ok);
+        let sparse = layers < chunks;
+        let (mut e, mut h) = (embedding.min(layers), head.min(layers));
+        loop {
+            let units = layers + e + h;
+            let (base, rem) = (units / chunks, units % chunks);
+            let last = base + u32::from(rem > 0);
+            let first = base + u32::from(1 < rem);
+            let last_ok = h == 0 || last > h || (sparse && last == h);
+            let first_ok = e == 0 || first > e || (sparse && first == e);
+            if last_ok && first_ok {
+                return Self {
+                    e,
+                    h,
+                    base,
+                    rem,
+                    even: false,
+                    ..even
+                };
+            }
+            h -= u32::from(!last_ok);
+            e -= u32::from(!first_ok);
+        }
+    }
+
+    /// Layers of chunk `j`.
+    fn chunk(self, j: u32) -> u32 {
+        if self.even {
+            if self.chunks == 1 {
+                return self.layers;
+            }
+            return self.base + u32::from(j < self.rem);
+        }
+        if j + 1 == self.chunks {
+            self.base + u32::from(self.rem > 0) - self.h
+        } else if j == 0 {
+            self.base + u32::from(1 < self.rem) - self.e
+        } else {
+            self.base + u32::from(j + 1 < self.rem)
+        }
     }
 }
 
@@ -79,9 +123,9 @@ fn stage_layers_split(
     (embedding, head): (u32, u32),
     stage: u32,
 ) -> u32 {
-    let chunks = pipe * virtual_stages;
+    let split = Split::new(layers, pipe * virtual_stages, embedding, head);
     (0..virtual_stages)
-        .map(|k| split_layers(layers, chunks, embedding, head, stage + k * pipe))
+        .map(|k| split.chunk(stage + k * pipe))
         .sum()
 }
 
@@ -101,17 +145,10 @@ pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
                 (j + chunks - 2) % (chunks - 1)
             }
         };
+        let split = Split::new(layers, chunks, cfg.embedding_layers, cfg.head_layers);
         [stage, chunks - 1 - stage]
             .into_iter()
-            .map(|j| {
-                split_layers(
-                    layers,
-                    chunks,
-                    cfg.embedding_layers,
-                    cfg.head_layers,
-                    order(j),
-                )
-            })
+            .map(|j| split.chunk(order(j)))
             .sum()
     } else {
         stage_layers_split(
