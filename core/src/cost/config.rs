@@ -468,6 +468,7 @@ impl Config {
     /// The routed experts' tensor degree as the cost model reads it:
     /// [`Self::expert_tensor`], or the tensor degree where it is 0.
     #[must_use]
+    #[inline]
     pub fn expert_tensor_degree(&self) -> u32 {
         if self.expert_tensor == 0 {
             self.tensor.max(1)

@@ -175,6 +175,7 @@ pub(crate) fn stage_params_of(
 /// ([`Config::expert_tensor`]; 0: `tensor`). The experts' part is 0 for
 /// a dense model.
 #[must_use]
+#[inline]
 pub fn layer_weights_on_gpu(
     model: &ModelShape,
     tensor: u32,

@@ -49,6 +49,7 @@ struct Split {
 }
 
 impl Split {
+    #[inline]
     fn new(layers: u32, chunks: u32, embedding: u32, head: u32) -> Self {
         let chunks = chunks.max(1);
         let even = Self {
@@ -88,6 +89,7 @@ impl Split {
     }
 
     /// Layers of chunk `j`.
+    #[inline]
     fn chunk(self, j: u32) -> u32 {
         if self.even {
             if self.chunks == 1 {

@@ -32,10 +32,10 @@ pub(super) fn kernels(hw: &Hardware, a: &Assumptions) -> (f64, f64) {
 /// is [`crate::cost::evaluate_with`]'s).
 #[must_use]
 pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
-    match fp8_peak(&hw.gpu) {
-        Some(p) if a.compute.is_fp8() => p.0,
-        _ => hw.gpu.peak.0,
+    if !a.compute.is_fp8() {
+        return hw.gpu.peak.0;
     }
+    fp8_peak(&hw.gpu).map_or(hw.gpu.peak.0, |p| p.0)
 }
 
 /// The kernels the linear layers' GEMMs run as under `a` on `hw`: BF16;
@@ -45,7 +45,9 @@ pub fn linear_peak(hw: &Hardware, a: &Assumptions) -> f64 {
 #[must_use]
 pub fn linear_format(hw: &Hardware, a: &Assumptions) -> kernels::Format {
     use kernels::Format;
-    if fp8_peak(&hw.gpu).is_none() {
+    // BF16 first: no look-up of the GPU's name (the search's floor asks
+    // this for every candidate).
+    if a.compute == Compute::Bf16 || fp8_peak(&hw.gpu).is_none() {
         return Format::Bf16;
     }
     match a.compute {

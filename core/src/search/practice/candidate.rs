@@ -78,10 +78,18 @@ pub(super) fn evaluate_candidate(
     let layers = model.layers;
     let gpu_memory = hw.gpu.memory.0;
     let stage_layers = u64::from(layers).div_ceil(p);
-    let vs: alloc::vec::Vec<u64> = match space.virtual_stages {
-        Some(v) => alloc::vec![u64::from(v)],
-        None if single_stage_chunks(space, method, p) => alloc::vec![1],
-        None => divisors(stage_layers).collect(),
+    // One v (most candidates) without an allocation.
+    let (one_v, many_v);
+    let vs: &[u64] = match space.virtual_stages {
+        Some(v) => {
+            one_v = [u64::from(v)];
+            &one_v
+        }
+        None if single_stage_chunks(space, method, p) => &[1],
+        None => {
+            many_v = divisors(stage_layers).collect::<alloc::vec::Vec<u64>>();
+            &many_v
+        }
     };
     let zeros = zeros_for(space, method, p);
     // Sequence parallelism dominates without it (the same traffic, less
@@ -129,8 +137,19 @@ pub(super) fn evaluate_candidate(
                 steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
             })
     };
-    let eps = expert_degrees(model, space, t, d * cp);
-    for &v in &vs {
+    // A dense model's one (ep, etp) without an allocation.
+    let (one_ep, many_ep);
+    let eps: &[(u64, u32)] = if model.experts.is_none() {
+        one_ep = [(
+            space.expert.map_or(1, u64::from),
+            space.expert_tensor.unwrap_or(0),
+        )];
+        &one_ep
+    } else {
+        many_ep = expert_degrees(model, space, t, d * cp);
+        &many_ep
+    };
+    for &v in vs {
         if (v > 1 && m % p != 0) || beaten(best, v, false) {
             continue;
         }
