@@ -41,6 +41,7 @@ pub mod collective;
 pub mod comm;
 pub mod config;
 mod evaluate;
+pub mod formats;
 pub mod framework;
 pub mod kernels;
 pub mod memory;
