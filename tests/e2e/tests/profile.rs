@@ -3,7 +3,8 @@
 //! none; a profile loaded through the field (as a dropped file sets it) is
 //! checked and fitted by the JavaScript API's module, kept in the browser,
 //! said in the URL, the field and the Validation card, and slows the plan
-//! as its slower GEMMs say; a new visit uses it, and it can be forgotten.
+//! as its slower GEMMs say; a new visit uses it, an explicit link without it is taken to it by a
+//! click on "use it", and a click forgets it.
 
 use plan3d_e2e::{dist, serve_controlled, webdriver::Browser};
 use std::time::Duration;
@@ -77,6 +78,18 @@ fn a_profile_is_loaded_kept_said_and_used() {
         "return document.querySelector('[data-testid=profile-status]') && document.querySelector('[data-testid=profile-status]').textContent.includes('in use')",
         WAIT,
     );
+    // An explicit link without `prof` keeps meaning the preset; a real
+    // click on "use it" takes the profile held.
+    b.goto(&page);
+    b.wait(
+        "return document.querySelector('[data-testid=profile-status]') && document.querySelector('[data-testid=profile-status]').textContent.includes('held in this browser')",
+        WAIT,
+    );
+    b.click("[data-testid=profile-use]");
+    b.wait(
+        "return document.querySelector('[data-testid=profile-status]').textContent.includes('in use') && location.search.includes('prof=custom')",
+        WAIT,
+    );
     // A profile that is not one is refused in words, and not kept.
     b.exec(
         "const i = document.querySelector('[data-testid=profile-file]');
@@ -91,10 +104,7 @@ fn a_profile_is_loaded_kept_said_and_used() {
         WAIT,
     );
     // Forgotten: the preset's curves again.
-    b.exec(
-        "document.querySelector('[data-testid=profile-forget]').click()",
-        &[],
-    );
+    b.click("[data-testid=profile-forget]");
     b.wait(
         "return document.querySelector('[data-testid=profile-status]').textContent.includes('none')",
         WAIT,
