@@ -258,15 +258,25 @@ pub(crate) struct PracticeArgs {
     /// (DualPipe, Megatron-Core's EP overlap)
     #[arg(long)]
     pub(crate) overlap_expert: bool,
-    /// Attention kernels: flash (FlashAttention, practice's default) or
-    /// materialized (scores stored and moved through memory: Megatron-LM
-    /// until 2022)
+    /// Attention kernels: flash (the framework's FlashAttention kernel,
+    /// practice's default), cudnn or fa3 (cuDNN's fused attention,
+    /// FlashAttention-3's class: Transformer Engine, torchtitan since March
+    /// 2025, PyTorch 2.11's SDPA on Hopper and Blackwell), fa2
+    /// (FlashAttention-2: flash-attn 2, Hugging Face, llm-foundry,
+    /// DeepSpeed, PyTorch's SDPA before 2.11; about half cuDNN's rate on
+    /// Hopper) or materialized (scores stored and moved through memory:
+    /// Megatron-LM until 2022)
     #[arg(long)]
     pub(crate) attention: Option<String>,
     /// Tensor-parallel collectives wait for their GEMMs (Megatron-LM
-    /// 2021–22; practice overlaps them, as Transformer Engine does)
-    #[arg(long)]
+    /// 2021–22, torchtitan without async TP, Hugging Face, DeepSpeed;
+    /// megatron-core overlaps them, as Transformer Engine does)
+    #[arg(long, conflicts_with = "overlap_tensor")]
     pub(crate) no_overlap_tensor: bool,
+    /// Tensor-parallel collectives under the GEMMs whatever the framework
+    /// (torchtitan's async TP, Transformer Engine's userbuffers)
+    #[arg(long)]
+    pub(crate) overlap_tensor: bool,
     /// The data-parallel gradient reduction runs after the backward pass
     /// (Megatron-LM 2021; practice overlaps it in buckets)
     #[arg(long)]
@@ -366,7 +376,11 @@ impl PracticeArgs {
             expert_imbalance: self.expert_imbalance,
             overlap_expert: self.overlap_expert.then_some(true),
             attention: self.attention.clone(),
-            overlap_tensor: self.no_overlap_tensor.then_some(false),
+            overlap_tensor: if self.overlap_tensor {
+                Some(true)
+            } else {
+                self.no_overlap_tensor.then_some(false)
+            },
             overlap_data: self.no_overlap_data.then_some(false),
             head_layers: self.head_layers,
             embedding_layers: self.embedding_layers,

@@ -109,7 +109,8 @@ fn recompute_modules_drop_what_they_recompute() {
     assert!(close(k0 - k1, 6.0 * ffn / 8.0, 1e-12));
     assert!(close(w1 - w0, 6.0 * ffn / 8.0, 1e-12));
     assert!(close(
-        recomputed_flops(&m, &with("core_attn,mlp")) - recomputed_flops(&m, &sel),
+        recomputed_flops(&m, &with("core_attn,mlp"), &Assumptions::PRACTICE)
+            - recomputed_flops(&m, &sel, &Assumptions::PRACTICE),
         2.0 * 3.0 * h * ffn,
         1e-12
     ));

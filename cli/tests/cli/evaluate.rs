@@ -221,7 +221,7 @@ fn evaluate_2022_software_knobs() {
             "--attention",
             "sparse",
         ],
-        "unknown attention 'sparse': use flash or materialized",
+        "unknown attention 'sparse': use flash, cudnn, fa3, fa2 or materialized",
     )]);
 }
 

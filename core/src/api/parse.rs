@@ -324,15 +324,21 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         a.overlap_expert = o;
     }
     if let Some(name) = &r.attention {
-        a.flash_attention = match name.trim().to_ascii_lowercase().as_str() {
-            "flash" => true,
-            "materialized" => false,
+        use crate::cost::kernels::AttentionKernel;
+        // `flash` keeps the framework's flash kernel.
+        let (flash, kernel) = match name.trim().to_ascii_lowercase().as_str() {
+            "flash" => (true, a.attention_kernel),
+            "cudnn" | "fa3" => (true, AttentionKernel::Cudnn),
+            "fa2" => (true, AttentionKernel::Fa2),
+            "materialized" => (false, a.attention_kernel),
             _ => {
                 return Err(ApiError(format!(
-                    "unknown attention '{name}': use flash or materialized"
+                    "unknown attention '{name}': use flash, cudnn, fa3, fa2 or materialized"
                 )))
             }
         };
+        a.flash_attention = flash;
+        a.attention_kernel = kernel;
     }
     if let Some(o) = r.overlap_tensor {
         a.overlap_tensor = o;

@@ -410,6 +410,11 @@ pub struct EvaluationReport {
     /// (the paper's fp32 logits).
     #[cfg_attr(feature = "serde", serde(default))]
     pub cross_entropy: String,
+    /// The attention kernel timed: `cudnn` (cuDNN's fused attention,
+    /// FlashAttention-3's class), `fa2` (FlashAttention-2) or
+    /// `materialized` (the scores stored: the paper, Megatron-LM 2021–22).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub attention: String,
     /// Layers of each pipeline chunk fully recomputed (0: all, with full
     /// recomputation).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -571,6 +576,10 @@ impl EvaluationReport {
             zero_r: c.zero_r.name().to_string(),
             precision: e.compute.name().to_string(),
             cross_entropy: e.cross_entropy.name().to_string(),
+            attention: e
+                .attention
+                .map_or("materialized", crate::cost::kernels::AttentionKernel::name)
+                .to_string(),
             recompute_layers: c.recompute_layers,
             offload_layers: c.offload_layers,
             recompute_modules: if c.activation == crate::memory::ActivationModel::Selective {

@@ -357,6 +357,9 @@ pub struct Assumptions {
     /// FlashAttention: the attention scores are never stored (no d_s²
     /// activation memory or traffic); their flops are still counted.
     pub flash_attention: bool,
+    /// Which flash kernel runs the attention (the framework's:
+    /// [`crate::cost::framework::Framework::apply`]).
+    pub attention_kernel: crate::cost::kernels::AttentionKernel,
     /// How the loss is computed: the last stage's logits memory.
     pub cross_entropy: CrossEntropy,
     /// The data-parallel gradient reduction runs in buckets during the
@@ -457,6 +460,7 @@ impl Assumptions {
         timing: Timing::Intensity,
         precision: Precision::Paper,
         flash_attention: false,
+        attention_kernel: crate::cost::kernels::AttentionKernel::Cudnn,
         cross_entropy: CrossEntropy::Logits,
         overlap_data: false,
         overlap_tensor: false,
@@ -518,6 +522,7 @@ impl Assumptions {
         timing: Timing::Seconds,
         precision: Precision::MixedAdam,
         flash_attention: true,
+        attention_kernel: crate::cost::kernels::AttentionKernel::Cudnn,
         cross_entropy: CrossEntropy::VocabParallel,
         overlap_data: true,
         overlap_tensor: true,

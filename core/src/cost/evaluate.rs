@@ -52,6 +52,8 @@ pub struct Evaluation {
     pub cross_entropy: crate::cost::assumptions::CrossEntropy,
     /// The framework whose memory was counted (practice).
     pub framework: crate::cost::framework::Framework,
+    /// The flash attention kernel timed (`None`: the scores materialized).
+    pub attention: Option<crate::cost::kernels::AttentionKernel>,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -342,6 +344,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         compute: a.compute,
         cross_entropy: a.cross_entropy,
         framework: a.framework,
+        attention: a.flash_attention.then_some(a.attention_kernel),
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -385,7 +388,7 @@ fn by_seconds(
     let model_flops = step::model_flops_per_token(model, a.work) * tokens_per_step;
     let per_layer = step::layer_forward_flops_per_token(model, a.work)
         * step::passes_of(cfg, model.layers)
-        + step::recomputed_flops(model, cfg);
+        + step::recomputed_flops(model, cfg, a);
     let hardware_flops = (f64::from(model.layers) * per_layer
         + 3.0 * step::logit_forward_flops_per_token(model, a.work))
         * tokens_per_step;
@@ -432,6 +435,7 @@ fn by_seconds(
         compute: a.compute,
         cross_entropy: a.cross_entropy,
         framework: a.framework,
+        attention: a.flash_attention.then_some(a.attention_kernel),
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

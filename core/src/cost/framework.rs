@@ -4,6 +4,7 @@
 //! user gives still overrides it.
 
 use crate::cost::assumptions::{Assumptions, CrossEntropy, Precision};
+use crate::cost::kernels::AttentionKernel;
 use crate::cost::saved::LayerCode;
 use crate::units::{Bytes, GIB};
 
@@ -110,6 +111,24 @@ impl Framework {
         // (`torchtitan/distributed/fsdp.py`'s reshard policy).
         a.op_selective = self == Self::Torchtitan;
         a.pipeline_gathers_step = self == Self::Torchtitan;
+        // The attention kernel each ships with ([`AttentionKernel`]):
+        // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
+        // first (pytorch/torchtitan#1000, March 2025); plain PyTorch's SDPA
+        // default from 2.11 on Hopper and Blackwell; the `flash-attn` 2
+        // package under Hugging Face's `flash_attention_2`, llm-foundry and
+        // Megatron-DeepSpeed (and Megatron-LM's `--use-flash-attn` of
+        // 2023, after Korthikanti's runs).
+        // Tensor-parallel communication under the GEMMs: Transformer
+        // Engine's userbuffers in NeMo's recipes (`tp_comm_overlap`);
+        // torchtitan's async TP is off by default
+        // (`parallelism.enable_async_tensor_parallel = false`) and hides
+        // little of it where on (its June 2025 benchmarks: +5–16 %);
+        // Hugging Face, DeepSpeed and Megatron-LM 2022 have none.
+        a.overlap_tensor = self == Self::MegatronCore;
+        a.attention_kernel = match self {
+            Self::MegatronCore | Self::Torchtitan | Self::Pytorch => AttentionKernel::Cudnn,
+            Self::Megatron2022 | Self::PytorchFsdp | Self::Deepspeed => AttentionKernel::Fa2,
+        };
         match self {
             Self::MegatronCore => {
                 a.precision = Precision::MixedAdam;

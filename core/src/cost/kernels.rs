@@ -48,11 +48,65 @@
 //! head size 64 at 1 024–16 384; PyTorch picks cuDNN's kernel there, as
 //! Transformer Engine does for Megatron-Core): median under 5 %, worst
 //! 21 % (the forward at 32 K, slower than at 16 K), save 16 heads at 1 K
-//! (too few tiles, 26 % under). The A100 and the
-//! Blackwell GPUs take these fractions with their own SM counts, stated
-//! as not measured (`measured: false`).
+//! (too few tiles, 26 % under). The Blackwell GPUs take these fractions
+//! with their own SM counts, stated as not measured (`measured: false`).
+//!
+//! Which kernel runs is the framework's ([`AttentionKernel`]): cuDNN's
+//! fused attention (or FlashAttention-3, as fast) where Transformer Engine,
+//! torchtitan (since March 2025) or PyTorch ≥ 2.11's
+//! `scaled_dot_product_attention` run it on Hopper and Blackwell, the
+//! curves above; FlashAttention-2 where the `flash-attn` 2 package
+//! (Hugging Face's `flash_attention_2`, llm-foundry, Megatron-DeepSpeed)
+//! or an older PyTorch's SDPA runs it. FlashAttention-2 does not use
+//! Hopper's warp-group instructions and reaches about half the rate
+//! ([`HOPPER_FA2`]: fitted on the FlashAttention-3 paper's H100 forward
+//! figures and the FlashAttention-2 README's H100 forward + backward
+//! figures, with one H200's PyTorch 2.11 `flash` backend from 512 to 65 536
+//! tokens, `calibration/h200-2026-11-26/shapes.json`: forward median 2.2 %,
+//! worst 7 %; backward median 6.5 %, worst 22 % at 512 tokens, where the
+//! two sources disagree by 40 %). On an A100 both kernels are
+//! FlashAttention-2's ([`AMPERE_FA2`]: the FlashAttention-2 README's A100
+//! forward + backward figures, causal, head size 128, 512–16 384 tokens,
+//! worst 1.1 %; the forward/backward split is Hopper's FlashAttention-2
+//! ratio, stated, not measured).
 
 use crate::hardware::Gpu;
+
+/// The attention kernel a framework runs (CLI `--attention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AttentionKernel {
+    /// cuDNN's fused attention or FlashAttention-3: Transformer Engine's
+    /// choice on Hopper and Blackwell, torchtitan's since March 2025
+    /// (`sdpa_kernel([CUDNN_ATTENTION, FLASH_ATTENTION, …],
+    /// set_priority=True)`, pytorch/torchtitan#1000), PyTorch ≥ 2.11's
+    /// SDPA default there (`check_prefer_cudnn_attention`, once the wheel's
+    /// cuDNN passes 9.15).
+    #[default]
+    Cudnn,
+    /// FlashAttention-2: the `flash-attn` 2 package, and PyTorch's SDPA
+    /// `flash` backend, its default before 2.11.
+    Fa2,
+}
+
+impl AttentionKernel {
+    /// Stable name (CLI `--attention`, JSON `attention`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cudnn => "cudnn",
+            Self::Fa2 => "fa2",
+        }
+    }
+
+    /// In words.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cudnn => "cuDNN fused attention (FlashAttention-3 class)",
+            Self::Fa2 => "FlashAttention-2",
+        }
+    }
+}
 
 /// The number format of a GEMM's inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +185,9 @@ pub struct Curves {
     pub attention_forward: (f64, f64),
     /// The same for the backward pass.
     pub attention_backward: (f64, f64),
+    /// FlashAttention-2's forward and backward, the same way
+    /// ([`AttentionKernel::Fa2`]).
+    pub fa2: [(f64, f64); 2],
     /// Were these curves measured on this GPU (else another's, scaled)?
     pub measured: bool,
 }
@@ -150,18 +207,52 @@ pub const HOPPER: Curves = Curves {
     unaligned: 0.125,
     attention_forward: (0.66, 392.0),
     attention_backward: (0.54, 1336.0),
+    fa2: HOPPER_FA2,
     measured: true,
 };
+
+/// FlashAttention-2 on Hopper, forward and backward: ceiling and half
+/// sequence (fitted, see the module's doc).
+pub const HOPPER_FA2: [(f64, f64); 2] = [(0.355, 368.0), (0.329, 832.0)];
+
+/// FlashAttention-2 on an A100, forward and backward (fitted, see the
+/// module's doc): every framework's kernel there.
+pub const AMPERE_FA2: [(f64, f64); 2] = [(0.655, 480.0), (0.607, 480.0)];
+
+impl Curves {
+    /// These curves with `kernel`'s attention.
+    #[must_use]
+    pub fn with_attention(mut self, kernel: AttentionKernel) -> Self {
+        if kernel == AttentionKernel::Fa2 {
+            self.attention_forward = self.fa2[0];
+            self.attention_backward = self.fa2[1];
+        }
+        self
+    }
+}
 
 /// The curves of a GPU: the H100's measured ones for the Hopper GPUs
 /// (H100, H800, H200: one die); for the others the same fractions with
 /// their generation's SM count (read off the BF16 peak: an A100's 312
 /// Tflop/s, 108 SMs; a Blackwell's 2.25 Pflop/s and more, 148), stated as
-/// not measured.
+/// not measured, save the A100's attention: FlashAttention-2's, measured
+/// ([`AMPERE_FA2`]).
 #[must_use]
 pub fn curves(gpu: &Gpu) -> Curves {
     let peak = gpu.peak.0;
+    let (attention_forward, attention_backward, fa2) = if peak < 500e12 {
+        (AMPERE_FA2[0], AMPERE_FA2[1], AMPERE_FA2)
+    } else {
+        (
+            HOPPER.attention_forward,
+            HOPPER.attention_backward,
+            HOPPER_FA2,
+        )
+    };
     Curves {
+        attention_forward,
+        attention_backward,
+        fa2,
         sms: if matches!(gpu.name, "b300" | "gb300") {
             // Blackwell Ultra: 160 SMs (NVIDIA, "Inside NVIDIA Blackwell
             // Ultra", 2025).

@@ -35,7 +35,10 @@ pub use rates::{
     FP8_OPS,
 };
 use rates::{kernels, memory_efficiency};
-pub use recompute::{chunk_size, offloaded_share, passes_of, recomputed_flops, recomputed_share};
+pub use recompute::{
+    attention_forwards, chunk_size, elementwise_passes, offloaded_share, op_sac_linear_flops,
+    passes_of, recomputed_flops, recomputed_parts, recomputed_share,
+};
 pub use time::{KernelClass, StepTime};
 
 use crate::cost::assumptions::{fp8_peak, Assumptions, Compute, WorkCount, Zero};
@@ -253,11 +256,14 @@ pub fn step_time_shaped(
     // The heaviest device: the most layers (device 0) and, on the last
     // device, the logit layer. Take the slower of the two.
     let per_layer_fwd = layer_forward_flops_per_token(model, a.work)
-        + recomputed_flops(model, cfg) / passes_of(cfg, model.layers);
+        + recomputed_flops(model, cfg, a) / passes_of(cfg, model.layers);
     let passes = passes_of(cfg, model.layers);
     let (rep, split, scores) = activation_bytes_per_token(model, a.flash_attention);
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
-    let layer_traffic = traffic * (rep / t_sp + (split + scores) / t) * tokens * passes;
+    let layer_traffic = traffic
+        * (rep / t_sp + (split + scores) / t)
+        * tokens
+        * elementwise_passes(cfg, a, model.layers);
     // The linear layers' GEMMs at the linear peak (FP8 or BF16), the
     // attention's at BF16.
     let linear = 2.0 * model.layer_active_params();
@@ -278,10 +284,7 @@ pub fn step_time_shaped(
                 passes * tokens / (t * gemm_eff)
                     * ((linear + routed_extra) / lin_peak + (per_layer_fwd - linear) / peak)
             };
-            let attention_forwards = match cfg.activation {
-                ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => 2.0,
-                ActivationModel::None => 1.0,
-            };
+            let attention_forwards = attention_forwards(cfg, a);
             let per_flop = per_gpu / (peak * gemm_eff);
             (
                 layer_gemm,
@@ -302,14 +305,18 @@ pub fn step_time_shaped(
             let routed = 2.0 * model.layer_routed_active_params();
             let dense = linear - routed;
             let experts = routed + routed_extra;
+            // Selective recomputation's GEMMs (Megatron's MLP module,
+            // torchtitan's every second matmul) at the dense forward rate,
+            // its attention at the attention's.
+            let (extra, extra_linear) = recomputed_parts(model, cfg, a);
             let lin = forwards * (dense * r.dense_forward + experts * r.expert_forward)
-                + 2.0 * (dense * r.dense_backward + experts * r.expert_backward);
+                + 2.0 * (dense * r.dense_backward + experts * r.expert_backward)
+                + extra_linear * r.dense_forward;
             let (af, ab) = if a.flash_attention {
                 (r.attention_forward, r.attention_backward)
             } else {
                 (r.dense_forward, r.dense_backward)
             };
-            let extra = recomputed_flops(model, cfg);
             let attn_f = (forwards * score + extra) * af * per_gpu;
             let attn_b = 2.0 * score * ab * per_gpu;
             (
@@ -380,10 +387,7 @@ pub fn step_time_shaped(
     let launch_mb = heavy_layers * launch_layer;
     // The attention's share of the GEMMs: forward once, twice when
     // recomputed (full or selective), backward twice the forward's work.
-    let attention_forwards = match cfg.activation {
-        ActivationModel::Paper | ActivationModel::Full | ActivationModel::Selective => 2.0,
-        ActivationModel::None => 1.0,
-    };
+    let attention_forwards = attention_forwards(cfg, a);
     let attention_flops_mb = heavy_layers * score * tokens / t;
     // What the flash kernels compute of that count, so that their rate
     // reads against the peak: half the square under a causal mask, and a

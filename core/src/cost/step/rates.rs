@@ -113,7 +113,9 @@ pub fn layer_ops(model: &ModelShape) -> (f64, f64) {
 /// ([`Assumptions::curves`]), else the GPU preset's.
 #[must_use]
 pub fn curves_of(hw: &Hardware, a: &Assumptions) -> kernels::Curves {
-    a.curves.unwrap_or_else(|| kernels::curves(&hw.gpu))
+    a.curves
+        .unwrap_or_else(|| kernels::curves(&hw.gpu))
+        .with_attention(a.attention_kernel)
 }
 
 /// The fraction of the memory bandwidth memory-bound kernels reach: the
