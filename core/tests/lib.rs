@@ -6,6 +6,8 @@ mod calibration;
 mod fields;
 #[cfg(feature = "alloc")]
 mod formats;
+#[cfg(feature = "serde")]
+mod frameworks;
 mod golden;
 #[cfg(feature = "serde")]
 mod kernels;

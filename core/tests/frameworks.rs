@@ -1,0 +1,216 @@
+//! Time as each framework runs it, against torchtitan's published
+//! throughput (`calibration/published/torchtitan.json`: pytorch/torchtitan's
+//! `docs/performance.md` and `benchmarks/`, copied row by row): the
+//! attention kernel it shipped with at the time (FlashAttention-2 through
+//! PyTorch's SDPA until torchtitan preferred cuDNN's, pytorch/torchtitan#1000
+//! of March 2025), its per-op selective checkpointing, tensor parallelism
+//! without overlap unless async TP is on.
+
+fn json(path: &str) -> serde_json::Value {
+    let full = format!("{}/../calibration/{path}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// The model of a row, as request fields.
+fn model(name: &str) -> Option<&'static str> {
+    Some(match name.split(" (").next()? {
+        "Llama 3.1 8B" | "Llama 3 8B" => r#""model": "llama-3.1-8b""#,
+        "Llama 3.1 70B" | "Llama 3 70B" => r#""model": "llama-3.1-70b""#,
+        "Llama 3.1 405B" => r#""model": "llama-3.1-405b""#,
+        "Llama 2 13B" => {
+            r#""layers": 40, "heads": 40, "head_size": 128, "ffn": 13824, "gated": true, "no_biases": true, "vocab": 32000, "untied": true"#
+        }
+        "Llama 2 70B" => {
+            r#""layers": 80, "heads": 64, "kv_heads": 8, "head_size": 128, "ffn": 28672, "gated": true, "no_biases": true, "vocab": 32000, "untied": true"#
+        }
+        _ => return None,
+    })
+}
+
+/// plan3d's tokens per second per GPU for one published row under the
+/// torchtitan preset, and the row's GPU (`None`: a row plan3d cannot
+/// express, a float8 recipe it has no name for or a model not given).
+fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
+    let m = model(r["model"].as_str()?)?;
+    let g = r["gpu_type"].as_str()?;
+    let (gpu, memory) = if g.contains("A100") {
+        ("a100-80gb", "")
+    } else if g.contains("H200") {
+        ("h200", "")
+    } else if g.contains("H100") {
+        ("h100-sxm", r#", "gpu_memory": 96"#)
+    } else {
+        return None;
+    };
+    let precision = match &r["float8"] {
+        serde_json::Value::Bool(true) => "fp8",
+        serde_json::Value::String(s) if s.starts_with("tensorwise") => "fp8",
+        serde_json::Value::Bool(false) | serde_json::Value::Null => "bf16",
+        _ => return None,
+    };
+    let u = |k: &str| r[k].as_u64().unwrap_or(1);
+    let (dp, tp, pp, cp, lbs, seq) = (
+        u("dp_shard"),
+        u("tp"),
+        u("pp"),
+        u("cp"),
+        u("local_batch_size"),
+        u("seq_len"),
+    );
+    let ac = r["ac_mode"].as_str()?;
+    let recompute = if ac.starts_with("full") {
+        "full"
+    } else if ac.starts_with("selective") {
+        "selective"
+    } else {
+        "none"
+    };
+    // The kernel torchtitan ran then: SDPA's default, FlashAttention-2,
+    // before it asked for cuDNN's first (March 2025).
+    let source = r["source"].as_str()?;
+    let attention = if matches!(
+        source,
+        "tt_2412" | "tt_perf_2412_archived" | "tt_perf_2404_llama2"
+    ) {
+        r#", "attention": "fa2""#
+    } else {
+        ""
+    };
+    let overlap = if r["async_tp"] == true {
+        r#", "overlap_tensor": true"#
+    } else {
+        ""
+    };
+    let (micro, count) = if pp > 1 { (1, lbs) } else { (lbs, 1) };
+    let virtual_stages = if r["label"]
+        .as_str()
+        .is_some_and(|l| l.contains("Interleaved"))
+    {
+        2
+    } else {
+        1
+    };
+    let request = format!(
+        r#"{{ {m}, "seq_len": {seq}, "gpu": "{gpu}"{memory}, "node_size": 8, "network": "infiniband-400",
+            "method": "partitioned", "zero": "3", "framework": "torchtitan", "precision": "{precision}",
+            "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
+            "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
+            "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},
+            "recompute": "{recompute}"{attention}{overlap} }}"#,
+        sp = tp > 1,
+        global = lbs * dp,
+    );
+    let out = plan3d_core::api::json::call("evaluate", &request)
+        .unwrap_or_else(|e| panic!("{request}: {e}"));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let step = v["step_seconds"].as_f64().unwrap();
+    Some(((lbs * seq) as f64 / step / (tp * pp * cp) as f64, gpu))
+}
+
+/// Every row plan3d can express, against what torchtitan logged:
+///
+/// * the A100 rows (FlashAttention-2, the kernel every framework ran
+///   there; Llama 2 13B and 70B, Llama 3 8B and 70B on 64 GPUs, no,
+///   selective and full checkpointing): median ≤ 10 %, worst ≤ 17 %;
+/// * the H200 rows (float8, compiled, 32 and 64 GPUs): within 21 %;
+/// * the H100 rows are Meta's 500 W parts with 2.4 TB/s HBM2e (the
+///   benchmark's own footnote: its MFU "understates the true MFU"), which
+///   plan3d has no preset for: printed, plan3d faster on the median but by
+///   less than half.
+#[test]
+fn torchtitan_published_throughput() {
+    let t = json("published/torchtitan.json");
+    let (mut a100, mut h200, mut h100) = (Vec::new(), Vec::new(), Vec::new());
+    for r in t["rows"].as_array().unwrap() {
+        let (Some(published), false) = (
+            r["tps_per_gpu"].as_f64(),
+            r["source"] == "tt_perf_2408_405b_superseded",
+        ) else {
+            continue;
+        };
+        let Some((tps, gpu)) = predicted(r) else {
+            continue;
+        };
+        let err = tps / published - 1.0;
+        println!(
+            "{} {} on {} {gpu}: published {published}, plan3d {tps:.0} ({:+.1} %)",
+            r["source"],
+            r["label"],
+            r["gpus"],
+            100.0 * err
+        );
+        match gpu {
+            "a100-80gb" => a100.push(err),
+            "h200" => h200.push(err),
+            _ => h100.push(err),
+        }
+    }
+    assert_eq!((a100.len(), h200.len()), (8, 2));
+    let abs = |e: &[f64]| e.iter().map(|x| x.abs()).collect::<Vec<_>>();
+    let worst = |e: &[f64]| e.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    println!(
+        "A100: median {:.1} %, worst {:.1} %; H200 worst {:.1} %; H100 (500 W) median {:+.1} %",
+        100.0 * median(abs(&a100)),
+        100.0 * worst(&a100),
+        100.0 * worst(&h200),
+        100.0 * median(h100.clone())
+    );
+    assert!(median(abs(&a100)) < 0.10 && worst(&a100) < 0.17);
+    assert!(worst(&h200) < 0.21);
+    let m = median(h100);
+    assert!((0.0..0.5).contains(&m), "{m}");
+}
+
+/// torchtitan's per-op checkpointing costs what it recomputes: Llama 2
+/// 13B on 64 A100s, micro-batch 2 of 4 096 tokens, logged 2 162 tokens/s
+/// per GPU without checkpointing and 1 904 with it (13.5 % slower). It
+/// runs wk, wo and w3 again (40 % of the layer's forward GEMMs) with the
+/// norms and activations, not the attention: plan3d's ratio within 3 % of
+/// the published one (Megatron's count, the attention's core again, made
+/// it 2 %).
+#[test]
+fn op_selective_checkpointing_costs_what_it_recomputes() {
+    let t = json("published/torchtitan.json");
+    let row = |label: &str| {
+        t["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label)
+            .unwrap()
+            .clone()
+    };
+    let (none, op) = (row("13B bs2 none"), row("13B bs2 selective op"));
+    let published = none["tps_per_gpu"].as_f64().unwrap() / op["tps_per_gpu"].as_f64().unwrap();
+    let plan3d = predicted(&none).unwrap().0 / predicted(&op).unwrap().0;
+    println!("no checkpointing over per-op: published {published:.3}, plan3d {plan3d:.3}");
+    assert!(
+        (plan3d / published - 1.0).abs() < 0.03,
+        "{plan3d} {published}"
+    );
+
+    // By hand: Llama 3.1 8B recomputes 2·(4 096·1 024 + 4 096·4 096 +
+    // 4 096·14 336) flops a token and layer, and no attention.
+    use plan3d_core::cost::step::{attention_forwards, op_sac_linear_flops, recomputed_parts};
+    let m = plan3d_core::model::LLAMA_3_1_8B;
+    assert_eq!(op_sac_linear_flops(&m), 159_383_552.0);
+    let cfg = plan3d_core::Config {
+        activation: plan3d_core::ActivationModel::Selective,
+        ..plan3d_core::Config::default()
+    };
+    let titan = plan3d_core::cost::framework::Framework::Torchtitan
+        .apply(plan3d_core::cost::Assumptions::PRACTICE);
+    assert_eq!(recomputed_parts(&m, &cfg, &titan), (0.0, 159_383_552.0));
+    assert_eq!(attention_forwards(&cfg, &titan), 1.0);
+    let megatron = plan3d_core::cost::Assumptions::PRACTICE;
+    assert_eq!(
+        recomputed_parts(&m, &cfg, &megatron),
+        (m.score_flops_per_token(), 0.0)
+    );
+    assert_eq!(attention_forwards(&cfg, &megatron), 2.0);
+}
