@@ -481,6 +481,13 @@ fn settings(e: &EvaluationReport) -> String {
         });
     }
     s.push_str(&format!(", {} GEMMs", e.precision.to_ascii_uppercase()));
+    if e.assumptions == "practice" {
+        s.push_str(match e.attention.as_str() {
+            "fa2" => ", FlashAttention-2",
+            "cudnn" => ", cuDNN attention",
+            _ => ", attention scores materialized",
+        });
+    }
     s
 }
 
