@@ -397,7 +397,11 @@ fn step_seconds(request: &str) -> f64 {
 /// memory-bound kernels' bandwidth and eager dispatch brought the median
 /// |error| from 26.7 % to 5.5 % and the largest from 61 % to 26 % (GPT
 /// 350M at micro-batch 1, bound by the CPU, whose speed varies between
-/// machines).
+/// machines); the eager cross-entropy's traffic (36 bytes a logit
+/// measured in the same steps' profiles, and `.float()`'s casts), and the
+/// logits' kernels filling the CPU-bound backward's wait, to 3.3 % and
+/// 12 % (the Llama slices with 128 256-entry vocabularies had been 10–17 %
+/// fast).
 #[test]
 fn single_gpu_steps_time() {
     let cases = single_gpu_steps();
@@ -421,5 +425,5 @@ fn single_gpu_steps_time() {
         100.0 * median,
         100.0 * max
     );
-    assert!(median < 0.07 && max < 0.3, "{median} {max}");
+    assert!(median < 0.045 && max < 0.15, "{median} {max}");
 }

@@ -285,6 +285,29 @@ pub enum CrossEntropy {
 }
 
 impl CrossEntropy {
+    /// Bytes of memory traffic per logit element (one token × one
+    /// vocabulary entry on one tensor rank) the loss's own kernels move in
+    /// a training step, as (at the full bandwidth, at the memory-bound
+    /// kernels' fraction):
+    ///
+    /// * eager: the softmax's forward and backward and the loss's
+    ///   gather and scatter, 36 bytes a logit at the full bandwidth
+    ///   (measured: 35.2–37.3 over eight whole steps on one H100, vocab
+    ///   50 257 and 128 256, `calibration/h100-2026-11-26/profile_steps.json`'s
+    ///   `loss` class), and `.float()`'s casts, bf16 to fp32 forward and
+    ///   back for the gradient, 6 + 6 bytes;
+    /// * the others: none counted apart (Megatron-Core's vocab-parallel
+    ///   kernels are within the element-wise traffic fitted on its runs;
+    ///   the paper counts none; a fused linear cross-entropy's chunks are
+    ///   not measured).
+    #[must_use]
+    pub fn traffic_per_logit(self) -> (f64, f64) {
+        match self {
+            Self::Eager => (36.0, 12.0),
+            Self::Logits | Self::VocabParallel | Self::FusedLinear => (0.0, 0.0),
+        }
+    }
+
     /// Every choice, in the order the CLI lists them.
     pub const ALL: [Self; 4] = [
         Self::VocabParallel,

@@ -211,6 +211,16 @@ pub fn step_time_shaped(
     let dispatch = a.op_overhead * (forwards * ops_fwd + ops_bwd);
     let launch_layer = (dispatch - layer_gemm - layer_traffic / mem_bw).max(0.0);
     let layer_time = layer_gemm + layer_traffic / mem_bw + launch_layer;
+    // The loss's own kernels on the last stage (PyTorch's eager
+    // cross-entropy: [`crate::cost::assumptions::CrossEntropy::traffic_per_logit`]).
+    let logit_time = logit_time
+        + match model.vocab {
+            Some(v) => {
+                let (full, fraction) = a.cross_entropy.traffic_per_logit();
+                tokens * f64::from(v) / t * (full + fraction / memory_efficiency(hw, a)) / mem_bw
+            }
+            None => 0.0,
+        };
     let stage_time = |stage: u32| {
         let layers = f64::from(device_layers(model.layers, cfg, stage));
         let logits = if holds_head(cfg, stage) {
@@ -231,7 +241,13 @@ pub fn step_time_shaped(
     };
     let compute_mb = heavy_layers * layer_gemm + heavy_logits;
     let elementwise_mb = heavy_layers * layer_traffic / mem_bw;
+    // Where the CPU's dispatch is the bottleneck, the GPU runs the
+    // logits' and the loss's long kernels (a few operators) while the CPU
+    // dispatches the backward pass's: they fill the backward's share of
+    // the wait.
+    let backward_share = ops_bwd / (forwards * ops_fwd + ops_bwd).max(1.0);
     let launch_mb = heavy_layers * launch_layer;
+    let launch_mb = launch_mb - heavy_logits.min(launch_mb * backward_share);
     // The attention's share of the GEMMs: forward once, twice when
     // recomputed (full or selective), backward twice the forward's work.
     let attention_forwards = attention_forwards(cfg, a);
