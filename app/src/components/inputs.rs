@@ -167,7 +167,7 @@ pub fn Controls(
                         <option value="logits">"fp32 logits only (the paper's count)"</option>
                     </select>
                 {field_notes(Keys::One("ce"))}
-                    <label for="p3-fw" title="whose memory is counted: state formats, what each layer saves, dropout, the loss">"Framework (memory)"</label>
+                    <label for="p3-fw" title="what the framework keeps and runs: state formats, what each layer saves, the loss, the attention kernel, tensor-parallel overlap">"Framework"</label>
                     <select id="p3-fw" data-testid="fw" prop:value=move || inputs.with(|i| i.framework.unwrap_or_default().name())
                         on:change=move |e| {
                             let v = event_target_value(&e);
