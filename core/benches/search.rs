@@ -154,6 +154,45 @@ fn benches(c: &mut Criterion) {
             });
         });
     }
+    // DeepSeek-V3 on up to 2 048 H800s at its batch (issue 37: ≤ 50 ms
+    // native), BF16 and with its block-scaled FP8.
+    let dsv3 = plan3d_core::model::DEEPSEEK_V3;
+    let h800 = Hardware {
+        gpu: plan3d_core::hardware::H800,
+        node_size: Some(8),
+        network: plan3d_core::Network::InfiniBand400,
+        ..Hardware::default()
+    };
+    let c2048 = Constraints {
+        max_gpus: Some(2048),
+        ..Constraints::default()
+    };
+    let batch = Space {
+        global_batch: Some(15_360),
+        ..Space::default()
+    };
+    for (name, compute) in [
+        (
+            "practice: DeepSeek-V3, <= 2048 H800, BF16",
+            plan3d_core::cost::assumptions::Compute::Bf16,
+        ),
+        (
+            "practice: DeepSeek-V3, <= 2048 H800, FP8 blocks",
+            plan3d_core::cost::assumptions::Compute::Fp8Block,
+        ),
+    ] {
+        let a = plan3d_core::cost::Assumptions {
+            compute,
+            ..plan3d_core::cost::Assumptions::PRACTICE
+        };
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    practice_search(&dsv3, &h800, Parallelism::ThreeD, &c2048, &batch, &a).unwrap(),
+                )
+            });
+        });
+    }
     let mut g = c.benchmark_group("evaluate");
     g.throughput(Throughput::Elements(1));
     g.bench_function("one configuration", |b| {
