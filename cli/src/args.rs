@@ -259,6 +259,11 @@ pub(crate) struct PracticeArgs {
     /// (DualPipe, Megatron-Core's EP overlap)
     #[arg(long)]
     pub(crate) overlap_expert: bool,
+    /// The layers compiled with torch.compile (torchtitan's
+    /// --compile.enable): eager code's extra element-wise kernels (Hugging
+    /// Face's fp32 RMSNorm, the rotary embedding) fused away
+    #[arg(long)]
+    pub(crate) compile: bool,
     /// Attention kernels: flash (the framework's FlashAttention kernel,
     /// practice's default), cudnn or fa3 (cuDNN's fused attention,
     /// FlashAttention-3's class: Transformer Engine, torchtitan since March
@@ -376,6 +381,7 @@ impl PracticeArgs {
             expert_tensor_parallel: self.expert_tensor_parallel,
             expert_imbalance: self.expert_imbalance,
             overlap_expert: self.overlap_expert.then_some(true),
+            compile: self.compile.then_some(true),
             attention: self.attention.clone(),
             overlap_tensor: if self.overlap_tensor {
                 Some(true)

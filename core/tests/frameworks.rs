@@ -4,7 +4,7 @@
 //! attention kernel it shipped with at the time (FlashAttention-2 through
 //! PyTorch's SDPA until torchtitan preferred cuDNN's, pytorch/torchtitan#1000
 //! of March 2025), its per-op selective checkpointing, tensor parallelism
-//! without overlap unless async TP is on.
+//! without overlap unless async TP is on, eager or compiled.
 
 fn json(path: &str) -> serde_json::Value {
     let full = format!("{}/../calibration/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -88,6 +88,11 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
     } else {
         ""
     };
+    let compile = if r["compile"] == true {
+        r#", "compile": true"#
+    } else {
+        ""
+    };
     let (micro, count) = if pp > 1 { (1, lbs) } else { (lbs, 1) };
     let virtual_stages = if r["label"]
         .as_str()
@@ -103,7 +108,7 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
             "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
             "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
             "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},
-            "recompute": "{recompute}"{attention}{overlap} }}"#,
+            "recompute": "{recompute}"{attention}{overlap}{compile} }}"#,
         sp = tp > 1,
         global = lbs * dp,
     );
@@ -118,7 +123,7 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
 ///
 /// * the A100 rows (FlashAttention-2, the kernel every framework ran
 ///   there; Llama 2 13B and 70B, Llama 3 8B and 70B on 64 GPUs, no,
-///   selective and full checkpointing): median ≤ 10 %, worst ≤ 17 %;
+///   selective and full checkpointing): median ≤ 5 %, worst ≤ 15 %;
 /// * the H200 rows (float8, compiled, 32 and 64 GPUs): within 16 %;
 /// * the H100 rows are Meta's 500 W parts with 2.4 TB/s HBM2e (the
 ///   benchmark's own footnote: its MFU "understates the true MFU"), which
@@ -162,7 +167,7 @@ fn torchtitan_published_throughput() {
         100.0 * worst(&h200),
         100.0 * median(h100.clone())
     );
-    assert!(median(abs(&a100)) < 0.10 && worst(&a100) < 0.17);
+    assert!(median(abs(&a100)) < 0.05 && worst(&a100) < 0.15);
     assert!(worst(&h200) < 0.16);
     let m = median(h100);
     assert!((0.0..0.5).contains(&m), "{m}");
@@ -215,4 +220,52 @@ fn op_selective_checkpointing_costs_what_it_recomputes() {
         (m.score_flops_per_token(), 0.0)
     );
     assert_eq!(attention_forwards(&cfg, &megatron), 2.0);
+}
+
+/// Eager code's extra element-wise kernels by hand (Llama 3.1 8B: d_m
+/// 4 096, q 4 096, k 1 024): Hugging Face's two fp32 RMSNorms, 2 × 52.8
+/// bytes a d_m element, and the rotary embedding on q and k, 42.6 bytes an
+/// element, 218 112 a token; torchtitan's rotary alone; nothing compiled,
+/// nor in Transformer Engine's layer. Compiling torchtitan's 8B run on 8
+/// H100s makes it faster, by less than the 16 % it measured on the
+/// PyTorch of December 2024, whose `nn.RMSNorm` was not yet one kernel.
+#[test]
+fn eager_extra_kernels_by_hand() {
+    use plan3d_core::cost::saved::{eager_extra_per_token, LayerCode};
+    let m = plan3d_core::model::LLAMA_3_1_8B;
+    assert_eq!(
+        eager_extra_per_token(&m, LayerCode::HfLlama, false),
+        (105.6, 218_112.0)
+    );
+    assert_eq!(
+        eager_extra_per_token(&m, LayerCode::Torchtitan, false),
+        (0.0, 218_112.0)
+    );
+    assert_eq!(
+        eager_extra_per_token(&m, LayerCode::Torchtitan, true),
+        (0.0, 0.0)
+    );
+    assert_eq!(
+        eager_extra_per_token(&m, LayerCode::Fused, false),
+        (0.0, 0.0)
+    );
+
+    let t = json("published/torchtitan.json");
+    let rows: Vec<_> = t["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "tt_2412" && r["gpus"] == 8 && r["float8"] == false)
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let (eager, compiled) = if rows[0]["compile"] == true {
+        (rows[1], rows[0])
+    } else {
+        (rows[0], rows[1])
+    };
+    let published =
+        compiled["tps_per_gpu"].as_f64().unwrap() / eager["tps_per_gpu"].as_f64().unwrap();
+    let plan3d = predicted(compiled).unwrap().0 / predicted(eager).unwrap().0;
+    println!("compiled over eager: published {published:.3}, plan3d {plan3d:.3}");
+    assert!(plan3d > 1.02 && plan3d < published, "{plan3d}");
 }

@@ -487,6 +487,9 @@ fn settings(e: &EvaluationReport) -> String {
             "cudnn" => ", cuDNN attention",
             _ => ", attention scores materialized",
         });
+        if e.compile {
+            s.push_str(", compiled");
+        }
     }
     s
 }

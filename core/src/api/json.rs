@@ -211,7 +211,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 28] = [
+pub(crate) const PRACTICE_ONLY: [&str; 29] = [
     "data",
     "pipe",
     "micro_batch",
@@ -228,6 +228,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 28] = [
     "expert_tensor_parallel",
     "expert_imbalance",
     "overlap_expert",
+    "compile",
     "attention",
     "overlap_tensor",
     "overlap_data",

@@ -174,10 +174,16 @@ pub struct PracticeRequest {
     /// (DualPipe; Megatron-Core's EP overlap). Default off.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub overlap_expert: Option<bool>,
-    /// Attention kernels: `flash` (FlashAttention: the d_s² scores are
-    /// never stored; practice's default) or `materialized` (the scores,
-    /// softmax and dropout stored and moved through memory, as Megatron-LM
-    /// did until 2022).
+    /// The layers compiled with `torch.compile` (torchtitan's
+    /// `compile.enable`): eager code's extra element-wise kernels (Hugging
+    /// Face's fp32 RMSNorm, the rotary embedding) fused away. Default off.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub compile: Option<bool>,
+    /// Attention kernels: `flash` (the framework's FlashAttention kernel:
+    /// the d_s² scores are never stored; practice's default), `cudnn` or
+    /// `fa3` (cuDNN's fused attention), `fa2` (FlashAttention-2) or
+    /// `materialized` (the scores, softmax and dropout stored and moved
+    /// through memory, as Megatron-LM did until 2022).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub attention: Option<String>,
     /// Overlap the tensor-parallel collectives with the GEMMs they feed
@@ -269,6 +275,7 @@ impl Default for PracticeRequest {
             expert_tensor_parallel: None,
             expert_imbalance: None,
             overlap_expert: None,
+            compile: None,
             attention: None,
             overlap_tensor: None,
             overlap_data: None,

@@ -463,6 +463,10 @@ pub struct Assumptions {
     /// micro-batch (torchtitan: `reshard_after_forward` off with PP, the
     /// schedule's `set_requires_gradient_sync(False)`).
     pub pipeline_gathers_step: bool,
+    /// The layers run compiled (`torch.compile`: torchtitan's
+    /// `compile.enable`): eager code's extra element-wise kernels fused
+    /// away ([`crate::cost::saved::eager_extra_per_token`]).
+    pub compiled: bool,
 }
 
 /// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
@@ -506,6 +510,7 @@ impl Assumptions {
         fp8_params: false,
         op_selective: false,
         pipeline_gathers_step: false,
+        compiled: false,
     };
 
     /// Today's practice.
@@ -570,6 +575,7 @@ impl Assumptions {
         fp8_params: true,
         op_selective: false,
         pipeline_gathers_step: false,
+        compiled: false,
     };
 }
 

@@ -54,6 +54,8 @@ pub struct Evaluation {
     pub framework: crate::cost::framework::Framework,
     /// The flash attention kernel timed (`None`: the scores materialized).
     pub attention: Option<crate::cost::kernels::AttentionKernel>,
+    /// The layers timed compiled (`torch.compile`).
+    pub compiled: bool,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -345,6 +347,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         cross_entropy: a.cross_entropy,
         framework: a.framework,
         attention: a.flash_attention.then_some(a.attention_kernel),
+        compiled: a.compiled,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -436,6 +439,7 @@ fn by_seconds(
         cross_entropy: a.cross_entropy,
         framework: a.framework,
         attention: a.flash_attention.then_some(a.attention_kernel),
+        compiled: a.compiled,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

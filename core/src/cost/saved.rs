@@ -225,6 +225,49 @@ pub fn per_token(
     (replicated, split, scores)
 }
 
+/// Bytes per element a forward pass of Hugging Face's `LlamaRMSNorm` moves
+/// in eager PyTorch beyond the same norm compiled into one kernel (its
+/// fp32 upcast, square, mean, rsqrt, two products and the cast back, each
+/// a kernel): one H200, PyTorch 2.11, 8 192 × 4 096 bf16 elements, 0.439 ms
+/// eager against 0.070 ms compiled, the difference at 4.8 TB/s
+/// (`calibration/h200-2026-11-26/shapes.json`, `rmsnorm_hf_fp32`).
+pub const EAGER_HF_RMSNORM: f64 = 52.8;
+
+/// Bytes per element of q and k a forward pass of the rotary embedding
+/// moves in eager PyTorch beyond it compiled (torchtitan's complex
+/// product, Hugging Face's `rotate_half`: several kernels each): the same
+/// H200, 0.382 ms eager against 0.084 ms compiled for 8 192 × 4 096
+/// elements (`rope`).
+pub const EAGER_ROPE: f64 = 42.6;
+
+/// The element-wise bytes per token of one layer's forward pass that
+/// eager code moves beyond fused or compiled kernels, as (replicated, per
+/// unit of d_m; split over the tensor ranks): Hugging Face's two fp32
+/// RMSNorms ([`EAGER_HF_RMSNORM`]) and the rotary embedding of Hugging
+/// Face's and torchtitan's Llama code ([`EAGER_ROPE`] on q and k; on the
+/// rotary part of latent attention's). Transformer Engine's layer,
+/// Megatron's and the plain layer (`nn.RMSNorm`, one kernel since PyTorch
+/// 2.9's fused `_fused_rms_norm`, pytorch/pytorch#153666; no rotary) add
+/// none, and neither does code compiled with `torch.compile`
+/// (`compiled`); torchtitan's `nn.RMSNorm` is taken as today's fused one
+/// (runs on an older PyTorch paid more). The element-wise traffic fitted
+/// on Megatron's runs covers the rest.
+#[must_use]
+pub fn eager_extra_per_token(model: &ModelShape, code: LayerCode, compiled: bool) -> (f64, f64) {
+    if compiled {
+        return (0.0, 0.0);
+    }
+    let rope = match model.latent {
+        None => model.attention_width() as f64 + model.kv_width(),
+        Some(l) => f64::from(l.heads + 1) * f64::from(l.rope),
+    };
+    match code {
+        LayerCode::HfLlama => (2.0 * EAGER_HF_RMSNORM, EAGER_ROPE * rope),
+        LayerCode::Torchtitan => (0.0, EAGER_ROPE * rope),
+        _ => (0.0, 0.0),
+    }
+}
+
 /// What torchtitan's per-op selective activation checkpointing keeps per
 /// token of a layer, as (replicated, split): the layer's input (its
 /// checkpoint, 2·d_m) and the outputs of the ops its policy saves — every

@@ -260,6 +260,9 @@ pub struct EvaluationReport {
     /// `materialized` (the scores stored: the paper, Megatron-LM 2021–22).
     #[cfg_attr(feature = "serde", serde(default))]
     pub attention: String,
+    /// The layers timed compiled (`torch.compile`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub compile: bool,
     /// Layers of each pipeline chunk fully recomputed (0: all, with full
     /// recomputation).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -425,6 +428,7 @@ impl EvaluationReport {
                 .attention
                 .map_or("materialized", crate::cost::kernels::AttentionKernel::name)
                 .to_string(),
+            compile: e.compiled,
             recompute_layers: c.recompute_layers,
             offload_layers: c.offload_layers,
             recompute_modules: if c.activation == crate::memory::ActivationModel::Selective {

@@ -174,6 +174,15 @@ pub fn step_time_shaped(
             )
         }
     };
+    // Eager code's extra element-wise kernels (Hugging Face's fp32
+    // RMSNorm, the rotary embedding): each forward pass, and twice that
+    // in the backward (autograd runs about two kernels for each one),
+    // as measured against the same ops compiled.
+    let layer_traffic = layer_traffic + {
+        let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
+        let (rep_x, split_x) = crate::cost::saved::eager_extra_per_token(model, code, a.compiled);
+        (rep_x / t_sp + split_x / t) * tokens * (forwards + 2.0)
+    };
     // Autocast's casts of fp32 weights (plain PyTorch AMP): each forward
     // reads a layer's fp32 weights and writes their bf16 copies (6 bytes
     // a weight), each backward turns the bf16 weight gradients into the
