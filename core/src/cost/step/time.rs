@@ -45,7 +45,8 @@ pub struct StepTime {
     pub attention_forward: f64,
     /// Of `compute`: their backward pass.
     pub attention_backward: f64,
-    /// Of `compute`: the logit layer.
+    /// Of `compute`: the logit layer (its GEMMs, and the loss's own kernels
+    /// where counted: [`crate::cost::assumptions::CrossEntropy::traffic_per_logit`]).
     pub logits: f64,
     /// Flops of the linear GEMMs (weights, recomputation included) the
     /// heaviest device computes per step (not a time).
