@@ -135,8 +135,20 @@ fn all_to_all_volume_and_time_by_hand() {
     ));
     // Node-limited to 1 node: of n = 2 nodes, 2·(1 − ½²) = 1.5 distinct
     // expected, 1 allowed, half of it remote; 2·3/4 forwarded on NVLink.
+    // Inside the node each of the four calls (dispatch and combine, each
+    // way) runs as NCCL's all-gather over the g = 4 ranks of the buffer
+    // whose 3/4 leaves each rank: its latency sets the time here.
     let e = evaluate_with(&small_moe(1), &hw, &ep8(), &a).unwrap();
-    let per_mb = 8.0 * elements * (1.5 / nvlink).max(0.5 / net);
+    let fabric = plan3d_core::cost::collective::Fabric::of(&hw, &a);
+    let call = plan3d_core::cost::collective::seconds(
+        plan3d_core::cost::collective::Collective::AllGather,
+        2.0 * 1024.0 * 1024.0 * 1.5 * 4.0 / 3.0,
+        plan3d_core::cost::collective::Group::inside(4.0),
+        fabric,
+    );
+    let inside = 4.0 * 4.0 * call;
+    let per_mb = inside.max(8.0 * elements * 0.5 / net);
+    assert!(inside > 8.0 * elements * 1.5 / nvlink);
     assert!(close(e.step_parts.unwrap().expert, 4.0 * per_mb, 1e-12));
     // FP8 dispatch: 7 bytes per element.
     let fp8 = Assumptions {

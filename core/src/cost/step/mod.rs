@@ -223,12 +223,11 @@ pub fn step_time_shaped(
     // The loss's own kernels on the last stage (PyTorch's eager
     // cross-entropy: [`crate::cost::assumptions::CrossEntropy::traffic_per_logit`]).
     let logit_time = logit_time
-        + match model.vocab {
-            Some(v) => {
-                let (full, fraction) = a.cross_entropy.traffic_per_logit();
+        + match (model.vocab, a.cross_entropy.traffic_per_logit()) {
+            (Some(v), (full, fraction)) if full + fraction > 0.0 => {
                 tokens * f64::from(v) / t * (full + fraction / memory_efficiency(hw, a)) / mem_bw
             }
-            None => 0.0,
+            _ => 0.0,
         };
     let stage_time = |stage: u32| {
         let layers = f64::from(device_layers(model.layers, cfg, stage));
@@ -286,7 +285,6 @@ pub fn step_time_shaped(
         _ => 4.0,
     };
     let fabric = Fabric::of(hw, a);
-    let nvlink = fabric.nvlink;
     let tensor_group = Group::inside(t);
     // ZeRO-R P_a without sequence parallelism: each layer's checkpoint is
     // all-gathered over the tensor ranks before it is recomputed.
@@ -380,9 +378,31 @@ pub fn step_time_shaped(
             let bytes_per_element = if recomputes { 2.0 * forward } else { forward } + 4.0;
             let moe_share = f64::from(model.moe_layers()) / f64::from(model.layers);
             let elements = heavy_layers * moe_share * tokens / t * dm;
-            let a2a = bytes_per_element
-                * elements
-                * (local / nvlink).max(remote / per_direction(hw, a, false));
+            // Inside a node each all-to-all runs as NCCL's all-gather of
+            // the same buffer over the g ranks does (its latency and ramp:
+            // nccl-tests' in-node all-to-all, `in_node_all_to_all_follows_nccl_tests`),
+            // one call per dispatch and combine of each pass.
+            let inside = if local > 0.0 && g > 1.0 {
+                let calls = [dispatch, 2.0, 2.0, 2.0, dispatch, 2.0];
+                let n = if recomputes { 6 } else { 4 };
+                let per_layer: f64 = calls[..n]
+                    .iter()
+                    .map(|b| {
+                        let leaving = b * tokens / t * dm * local;
+                        collective::seconds(
+                            Collective::AllGather,
+                            leaving * g / (g - 1.0),
+                            Group::inside(g),
+                            fabric,
+                        )
+                    })
+                    .sum();
+                heavy_layers * moe_share * per_layer
+            } else {
+                0.0
+            };
+            let a2a =
+                inside.max(bytes_per_element * elements * remote / per_direction(hw, a, false));
             a2a_bytes_mb = bytes_per_element * elements * (remote + local);
             // DualPipe's fused F&B pairs exist to hide these.
             if a.overlap_expert || cfg.pipeline_schedule == PipelineSchedule::DualPipe {

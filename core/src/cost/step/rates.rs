@@ -125,7 +125,8 @@ pub(super) fn memory_efficiency(hw: &Hardware, a: &Assumptions) -> f64 {
     if a.kernel == KernelModel::Flat {
         1.0
     } else {
-        curves_of(hw, a).memory
+        a.curves
+            .map_or_else(|| kernels::curves(&hw.gpu).memory, |c| c.memory)
     }
 }
 
