@@ -172,6 +172,17 @@ impl Framework {
         a
     }
 
+    /// Does it split a model over GPUs itself (tensor, pipeline and
+    /// context parallelism)? Plain PyTorch AMP runs one GPU or DDP, and
+    /// PyTorch FSDP as Composer / llm-foundry, Hugging Face Accelerate and
+    /// Lightning run it shards data-parallel ranks only: the practice
+    /// search leaves those degrees at 1 for them unless the user fixes
+    /// one.
+    #[must_use]
+    pub fn model_parallel(self) -> bool {
+        !matches!(self, Self::Pytorch | Self::PytorchFsdp)
+    }
+
     /// Does it pad the vocabulary (Megatron's `--make-vocab-size-divisible-by`
     /// 128 per tensor rank; Megatron-DeepSpeed inherits it)?
     #[must_use]

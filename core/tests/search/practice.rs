@@ -39,7 +39,9 @@ fn brute_with(
     let mut best: Option<Evaluation> = None;
     let node = u64::from(hw.node_size.unwrap());
     let s = u64::from(m.seq_len);
-    let cps: Vec<u64> = if m.seq_len >= plan3d_core::search::practice::LONG_SEQUENCE {
+    // Plain PyTorch and Hugging Face FSDP split no model over GPUs.
+    let split = a.framework.model_parallel();
+    let cps: Vec<u64> = if m.seq_len >= plan3d_core::search::practice::LONG_SEQUENCE && split {
         (0..8)
             .map(|k| 1u64 << k)
             .filter(|cp| s % cp == 0 && s / cp >= 4096)
@@ -47,10 +49,16 @@ fn brute_with(
     } else {
         vec![1]
     };
-    for (t, cp) in
-        (1..=node.min(u64::from(m.heads))).flat_map(|t| cps.iter().map(move |&cp| (t, cp)))
-    {
+    let tensors = if split {
+        node.min(u64::from(m.heads))
+    } else {
+        1
+    };
+    for (t, cp) in (1..=tensors).flat_map(|t| cps.iter().map(move |&cp| (t, cp))) {
         for p in plan3d_core::search::practice::pipe_degrees(m.layers) {
+            if !split && p > 1 {
+                continue;
+            }
             if gpus % (t * cp * p) != 0 {
                 continue;
             }

@@ -10,11 +10,17 @@ use crate::memory::ActivationModel;
 use crate::model::ModelShape;
 use crate::search::Constraints;
 
-/// The context-parallel degrees tried for a model.
-pub(super) fn context_degrees(model: &ModelShape, space: &Space) -> alloc::vec::Vec<u64> {
+/// The context-parallel degrees tried for a model (none but 1 where the
+/// framework has no context parallelism:
+/// [`crate::cost::framework::Framework::model_parallel`]).
+pub(super) fn context_degrees(
+    model: &ModelShape,
+    space: &Space,
+    a: &Assumptions,
+) -> alloc::vec::Vec<u64> {
     match space.context {
         Some(c) => alloc::vec![u64::from(c)],
-        None if model.seq_len >= LONG_SEQUENCE => {
+        None if model.seq_len >= LONG_SEQUENCE && a.framework.model_parallel() => {
             let s = u64::from(model.seq_len);
             (0..8)
                 .map(|k| 1u64 << k)

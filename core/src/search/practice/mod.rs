@@ -230,13 +230,16 @@ pub(crate) fn search(
     // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
     // micro-batches and the smallest bubble of its v, per token.
     let mut cands: alloc::vec::Vec<Candidate> = alloc::vec::Vec::new();
+    // A framework without model parallelism of its own tries none unless
+    // a degree is fixed.
+    let split = a.framework.model_parallel();
     let tensors = divisors(kv)
         .filter(|t| heads % t == 0 && *t <= node)
         .filter(|&t| {
             c.tensor
-                .map_or(t == 1 || par.tensor(), |f| u64::from(f) == t)
+                .map_or(t == 1 || (par.tensor() && split), |f| u64::from(f) == t)
         });
-    let contexts = context_degrees(model, space);
+    let contexts = context_degrees(model, space, a);
     // The micro-batch sizes tried: the fixed one (any size), else 1–8.
     let sizes: &[u32] = match space.micro_batch {
         Some(ref b) => core::slice::from_ref(b),
@@ -249,7 +252,7 @@ pub(crate) fn search(
     for (t, cp) in tensors.flat_map(|t| contexts.iter().map(move |&cp| (t, cp))) {
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
-            None if !par.pipe() => alloc::vec![1],
+            None if !par.pipe() || !split => alloc::vec![1],
             None => pipe_degrees(layers).collect(),
         };
         for p in pipes {
