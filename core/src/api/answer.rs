@@ -482,11 +482,11 @@ fn settings(e: &EvaluationReport) -> String {
     }
     s.push_str(&format!(", {} GEMMs", e.precision.to_ascii_uppercase()));
     if e.assumptions == "practice" {
-        s.push_str(match e.attention.as_str() {
-            "fa2" => ", FlashAttention-2",
-            "cudnn" => ", cuDNN attention",
-            _ => ", attention scores materialized",
-        });
+        let kernel = crate::cost::kernels::AttentionKernel::ALL
+            .into_iter()
+            .find(|k| k.name() == e.attention);
+        s.push_str(", ");
+        s.push_str(kernel.map_or("attention scores materialized", |k| k.label()));
         if e.compile {
             s.push_str(", compiled");
         }

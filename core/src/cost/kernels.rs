@@ -98,11 +98,14 @@ impl AttentionKernel {
         }
     }
 
-    /// In words.
+    /// Both kernels.
+    pub const ALL: [Self; 2] = [Self::Cudnn, Self::Fa2];
+
+    /// In words (the CLI's answer).
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
-            Self::Cudnn => "cuDNN fused attention (FlashAttention-3 class)",
+            Self::Cudnn => "cuDNN attention",
             Self::Fa2 => "FlashAttention-2",
         }
     }
