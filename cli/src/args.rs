@@ -264,6 +264,15 @@ pub(crate) struct PracticeArgs {
     /// Face's fp32 RMSNorm, the rotary embedding) fused away
     #[arg(long)]
     pub(crate) compile: bool,
+    /// PyTorch's allocator with expandable_segments:True (the default of
+    /// every preset but pytorch)
+    #[arg(long, conflicts_with = "default_allocator")]
+    pub(crate) expandable_segments: bool,
+    /// PyTorch's default caching allocator (plain scripts; the pytorch
+    /// preset's default): its fragmentation can need one more block the
+    /// size of the fp32 logits
+    #[arg(long)]
+    pub(crate) default_allocator: bool,
     /// Attention kernels: flash (the framework's FlashAttention kernel,
     /// practice's default), cudnn or fa3 (cuDNN's fused attention,
     /// FlashAttention-3's class: Transformer Engine, torchtitan since March
@@ -382,6 +391,13 @@ impl PracticeArgs {
             expert_imbalance: self.expert_imbalance,
             overlap_expert: self.overlap_expert.then_some(true),
             compile: self.compile.then_some(true),
+            expandable_segments: if self.expandable_segments {
+                Some(true)
+            } else if self.default_allocator {
+                Some(false)
+            } else {
+                None
+            },
             attention: self.attention.clone(),
             overlap_tensor: if self.overlap_tensor {
                 Some(true)

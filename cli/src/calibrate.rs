@@ -49,8 +49,9 @@ pub(crate) struct CalibrateArgs {
 pub(crate) enum Calibrated {
     /// The script, to print as it is.
     Script,
-    /// The profile's report.
-    Report(Value),
+    /// The profile's report, the GPU preset it was read against, and
+    /// whether the profile timed collectives.
+    Report(Value, String, bool),
 }
 
 /// Runs `plan3d calibrate`.
@@ -108,5 +109,46 @@ fn run_script(a: &CalibrateArgs) -> Result<(), String> {
 
 fn check(path: &Path, a: &CalibrateArgs) -> Result<Calibrated, String> {
     let profile = read_profile(path)?;
-    to_json(api::check_profile(&a.hw.request(), &profile)).map(Calibrated::Report)
+    to_json(api::check_profile(&a.hw.request(), &profile))
+        .map(|v| Calibrated::Report(v, a.hw.gpu.clone(), !profile.collectives.is_empty()))
+}
+
+/// The check as a table: each fitted quantity, this GPU's beside the
+/// preset's, and the ratio (the JSON's `[profile, preset]` pairs).
+pub(crate) fn report_text(v: &Value, gpu: &str, collectives: bool) -> String {
+    let mut s = format!(
+        "Profile of {} ({} SMs), read against the {gpu} preset\n\n",
+        v["device"].as_str().unwrap_or("an unnamed device"),
+        v["sms"].as_f64().unwrap_or(0.0)
+    );
+    let rows = [
+        ("ceiling_bf16", "BF16 GEMMs' ceiling, of the BF16 peak"),
+        ("ceiling_fp8", "FP8 GEMMs' ceiling, of the FP8 peak"),
+        ("attention_forward", "attention forward, of the BF16 peak"),
+        ("attention_backward", "attention backward, of the BF16 peak"),
+        ("memory", "memory-bound kernels, of the bandwidth"),
+        ("bus_efficiency", "NVLink bus efficiency"),
+        ("network_efficiency", "network bus efficiency"),
+    ];
+    let w = rows.iter().map(|(_, l)| l.len()).max().unwrap_or(0);
+    s += &format!(
+        "{:w$}  {:>9}  {:>9}  {:>6}\n",
+        "", "this GPU", "preset", "ratio"
+    );
+    for (key, label) in rows {
+        let (Some(mine), Some(preset)) = (v[key][0].as_f64(), v[key][1].as_f64()) else {
+            continue;
+        };
+        s += &format!(
+            "{label:w$}  {:>8.1}%  {:>8.1}%  {:>6.2}\n",
+            100.0 * mine,
+            100.0 * preset,
+            mine / preset
+        );
+    }
+    if !collectives {
+        s += "(no collective was timed: the bus efficiencies are the preset's; run the script \
+              under torchrun to time them)\n";
+    }
+    s + "\nGive it to evaluate, plan or run with --profile FILE; they say the preset's figures beside."
 }

@@ -196,7 +196,10 @@ fn run(cli: &Cli) -> Result<String, String> {
         },
         Command::Calibrate(args) => match calibrate_cmd(args)? {
             Calibrated::Script => return Ok(calibrate::SCRIPT.trim_end().to_string()),
-            Calibrated::Report(v) => v,
+            Calibrated::Report(v, gpu, coll) if !cli.json => {
+                return Ok(calibrate::report_text(&v, &gpu, coll))
+            }
+            Calibrated::Report(v, ..) => v,
         },
         Command::Run(args) if answer => return run_text(args),
         Command::Run(args) => run_cmd(args)?,

@@ -10,6 +10,8 @@ mod formats;
 mod frameworks;
 mod golden;
 #[cfg(feature = "serde")]
+mod h100_steps;
+#[cfg(feature = "serde")]
 mod kernels;
 #[cfg(feature = "alloc")]
 mod moe;

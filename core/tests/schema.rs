@@ -194,6 +194,7 @@ proptest! {
                 expert_imbalance: v.filter(|&x| x == 4).map(|_| 1.25),
                 overlap_expert: v.filter(|&x| x == 4).map(|_| true),
                 compile: v.filter(|&x| x == 3).map(|_| true),
+                expandable_segments: v.filter(|&x| x == 3).map(|_| false),
                 attention: v.map(|x| if x == 1 { "materialized".into() } else { "flash".into() }),
                 overlap_tensor: v.map(|x| x != 2),
                 overlap_data: v.map(|x| x != 3),

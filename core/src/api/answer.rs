@@ -178,6 +178,20 @@ pub fn evaluate_answer(r: &EvaluateRequest) -> Result<String, ApiError> {
             s.stage,
             stage_parts(s)
         ));
+        if !e.expandable_segments && !e.fits && s.fragmentation > 0.0 && s.logits > 0.0 {
+            let without = s.total - s.fragmentation <= e.gpu_memory_bytes;
+            out.push(format!(
+                "The reserve keeps {} GiB for PyTorch's default caching allocator: once a freed \
+                 fp32 logits block is split for other tensors, the next needs a fresh segment{}",
+                gib(s.fragmentation),
+                if without {
+                    ". With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True it would fit \
+                     (--expandable-segments)."
+                } else {
+                    "."
+                }
+            ));
+        }
     }
     out.push(format!(
         "Step {}, {} MFU ({} Tflop/s per GPU), {} tokens/s: {} for {} tokens of {}.",

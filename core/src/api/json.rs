@@ -211,7 +211,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 29] = [
+pub(crate) const PRACTICE_ONLY: [&str; 30] = [
     "data",
     "pipe",
     "micro_batch",
@@ -229,6 +229,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 29] = [
     "expert_imbalance",
     "overlap_expert",
     "compile",
+    "expandable_segments",
     "attention",
     "overlap_tensor",
     "overlap_data",

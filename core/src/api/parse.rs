@@ -326,6 +326,9 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     if let Some(c) = r.compile {
         a.compiled = c;
     }
+    if let Some(e) = r.expandable_segments {
+        a.expandable_segments = e;
+    }
     if let Some(name) = &r.attention {
         use crate::cost::kernels::AttentionKernel;
         // `flash` keeps the framework's flash kernel.
@@ -414,6 +417,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("expert_imbalance", p.expert_imbalance.is_some()),
         ("overlap_expert", p.overlap_expert.is_some()),
         ("compile", p.compile.is_some()),
+        ("expandable_segments", p.expandable_segments.is_some()),
         ("attention", p.attention.is_some()),
         ("overlap_tensor", p.overlap_tensor.is_some()),
         ("overlap_data", p.overlap_data.is_some()),

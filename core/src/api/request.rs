@@ -179,6 +179,12 @@ pub struct PracticeRequest {
     /// Face's fp32 RMSNorm, the rotary embedding) fused away. Default off.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub compile: Option<bool>,
+    /// PyTorch's allocator with `expandable_segments:True` (true) or its
+    /// default caching allocator (false), whose fragmentation can need one
+    /// more block the size of the largest transient (the fp32 logits).
+    /// Default: the framework's (false for `pytorch`, true otherwise).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expandable_segments: Option<bool>,
     /// Attention kernels: `flash` (the framework's FlashAttention kernel:
     /// the d_s² scores are never stored; practice's default), `cudnn` or
     /// `fa3` (cuDNN's fused attention), `fa2` (FlashAttention-2) or
@@ -276,6 +282,7 @@ impl Default for PracticeRequest {
             expert_imbalance: None,
             overlap_expert: None,
             compile: None,
+            expandable_segments: None,
             attention: None,
             overlap_tensor: None,
             overlap_data: None,

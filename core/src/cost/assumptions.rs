@@ -467,6 +467,12 @@ pub struct Assumptions {
     /// `compile.enable`): eager code's extra element-wise kernels fused
     /// away ([`crate::cost::saved::eager_extra_per_token`]).
     pub compiled: bool,
+    /// PyTorch's caching allocator grows segments in place
+    /// (`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`, as torchtitan's
+    /// `run_train.sh` sets it). Off, a freed segment is split for smaller
+    /// tensors and a large transient can need a fresh one: the margin holds
+    /// one more of the largest ([`crate::cost::framework::default_allocator_margin`]).
+    pub expandable_segments: bool,
 }
 
 /// The practice default of [`Assumptions::expert_imbalance`]: 1.1, a
@@ -511,6 +517,7 @@ impl Assumptions {
         op_selective: false,
         pipeline_gathers_step: false,
         compiled: false,
+        expandable_segments: true,
     };
 
     /// Today's practice.
@@ -576,6 +583,7 @@ impl Assumptions {
         op_selective: false,
         pipeline_gathers_step: false,
         compiled: false,
+        expandable_segments: true,
     };
 }
 

@@ -56,6 +56,9 @@ pub struct Evaluation {
     pub attention: Option<crate::cost::kernels::AttentionKernel>,
     /// The layers timed compiled (`torch.compile`).
     pub compiled: bool,
+    /// PyTorch's allocator with `expandable_segments` (otherwise its
+    /// default caching allocator, whose margin holds one more logits block).
+    pub expandable_segments: bool,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -348,6 +351,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         framework: a.framework,
         attention: a.flash_attention.then_some(a.attention_kernel),
         compiled: a.compiled,
+        expandable_segments: a.expandable_segments,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -440,6 +444,7 @@ fn by_seconds(
         framework: a.framework,
         attention: a.flash_attention.then_some(a.attention_kernel),
         compiled: a.compiled,
+        expandable_segments: a.expandable_segments,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

@@ -569,8 +569,14 @@ impl Common {
         } else {
             gradients
         };
-        let fragmentation =
+        let mut fragmentation =
             a.fragmentation * (activations + working_set + logits + gathered + casts);
+        if !a.expandable_segments && head > 0.0 {
+            // The largest transient: one micro-batch's fp32 logits.
+            let block = 4.0 * tokens * f64::from(model.vocab.unwrap_or(0)) / t;
+            fragmentation = fragmentation
+                .max(crate::cost::framework::default_allocator_margin(Bytes(block)).get());
+        }
         StageMemory {
             stage,
             layers,

@@ -263,6 +263,12 @@ pub struct EvaluationReport {
     /// The layers timed compiled (`torch.compile`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub compile: bool,
+    /// PyTorch's allocator with `expandable_segments:True`; false: its
+    /// default caching allocator, whose fragmentation the reserve holds one
+    /// more fp32 logits block for (`--expandable-segments`,
+    /// `--default-allocator`).
+    #[cfg_attr(feature = "serde", serde(default = "crate::api::report::yes"))]
+    pub expandable_segments: bool,
     /// Layers of each pipeline chunk fully recomputed (0: all, with full
     /// recomputation).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -429,6 +435,7 @@ impl EvaluationReport {
                 .map_or("materialized", crate::cost::kernels::AttentionKernel::name)
                 .to_string(),
             compile: e.compiled,
+            expandable_segments: e.expandable_segments,
             recompute_layers: c.recompute_layers,
             offload_layers: c.offload_layers,
             recompute_modules: if c.activation == crate::memory::ActivationModel::Selective {

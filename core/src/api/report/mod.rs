@@ -171,3 +171,9 @@ impl From<&Hardware> for HardwareReport {
         }
     }
 }
+
+/// `true`, the default of report fields that older reports lack.
+#[cfg(feature = "serde")]
+pub(crate) fn yes() -> bool {
+    true
+}
