@@ -177,6 +177,20 @@ impl Framework {
         a
     }
 
+    /// Does its full recomputation stop early? Plain scripts call
+    /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
+    /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):
+    /// the recomputed forward ends once every saved tensor is back, before
+    /// the layer's last matmul ([`crate::cost::step::recompute::early_stop_skipped_flops`]).
+    /// torchtitan wraps its blocks with `early_stop=False`
+    /// (`torchtitan/distributed/activation_checkpoint.py`); Hugging Face's
+    /// `gradient_checkpointing_enable` defaults to the reentrant checkpoint,
+    /// which has none; Megatron and DeepSpeed recompute the whole forward.
+    #[must_use]
+    pub fn checkpoint_early_stop(self) -> bool {
+        self == Self::Pytorch
+    }
+
     /// Does it split a model over GPUs itself (tensor, pipeline and
     /// context parallelism)? Plain PyTorch AMP runs one GPU or DDP, and
     /// PyTorch FSDP as Composer / llm-foundry, Hugging Face Accelerate and

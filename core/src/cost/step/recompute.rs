@@ -80,7 +80,31 @@ pub fn recomputed_parts(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f
             };
             (scores, (all - scores).max(0.0))
         }
+        ActivationModel::Paper | ActivationModel::Full if a.framework.checkpoint_early_stop() => (
+            0.0,
+            -early_stop_skipped_flops(model) * recomputed_share(cfg, model.layers),
+        ),
         _ => (0.0, 0.0),
+    }
+}
+
+/// The forward flops per token a recomputed layer skips under PyTorch's
+/// non-reentrant checkpoint with early stop
+/// ([`crate::cost::framework::Framework::checkpoint_early_stop`]): the
+/// recomputation ends once every tensor the backward saved is back, and
+/// the last of them are the down projection's input and (under autocast)
+/// its bf16 weight, so that matmul, 2·d_ff·d_m, and the residual add after
+/// it are not run again. A mixture's layer ends in the experts' combine,
+/// which saves the experts' outputs: nothing is skipped.
+///
+/// Measured on one H100 (`calibration/h100-2026-11-26/profile_steps.json`,
+/// GPT 1.3B at micro-batch 8): full recomputation added 34.6 ms of GEMMs
+/// where the whole forward's layer GEMMs take ~57 ms, two thirds of them.
+#[must_use]
+pub fn early_stop_skipped_flops(model: &ModelShape) -> f64 {
+    match model.experts {
+        None => 2.0 * f64::from(model.ffn) * model.width() as f64,
+        Some(_) => 0.0,
     }
 }
 
