@@ -302,6 +302,21 @@ fn no_plan_says_why_and_what_would_work() {
     assert!(err.contains("of the GPU's 80 GiB"), "{err}");
     assert!(err.contains("; with recompute "), "{err}");
     assert!(err.contains("the heaviest stage needs"), "{err}");
+    // Plain PyTorch splits no model: said, and only there.
+    let no_plan = |framework: &str| {
+        let out = plan3d_words(&format!(
+            "plan --model llama-3.1-70b --gpu h100-sxm --node-size 8 --max-gpus 8 \
+             --framework {framework}"
+        ));
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let plain = no_plan("pytorch");
+    assert!(
+        plain.contains("constraints of a framework that splits no model over GPUs (tensor"),
+        "{plain}"
+    );
+    assert!(!no_plan("megatron-core").contains("splits no model"));
     // A fixed micro-batch outside 1-8 is honoured, not silently dropped.
     let v = json_words(
         "plan --assumptions practice --model llama-3.1-8b --gpu h100-sxm --node-size 8 \

@@ -38,6 +38,14 @@ pub const NO_PLAN_MEMORY: &str =
 pub const NO_PLAN_TENSOR_BUDGET: &str = "the tensor-parallel degree set is above the GPU budget";
 /// Why the exhaustive search has no plan.
 pub const NO_PLAN_CONSTRAINTS: &str = "no configuration satisfies the constraints";
+
+/// [`NO_PLAN_CONSTRAINTS`] under a framework that splits no model over
+/// GPUs ([`crate::cost::framework::Framework::model_parallel`]), where no
+/// tensor or pipeline degree was given: said, since the search kept them
+/// at 1.
+pub const NO_PLAN_UNSPLIT: &str = "no configuration satisfies the constraints of a framework \
+     that splits no model over GPUs (tensor, pipeline and context degrees stay 1; megatron-core, \
+     torchtitan and deepspeed split the layers)";
 pub use constraints::{Constraints, Parallelism};
 pub use exhaustive::{exhaustive, SearchResult};
 pub use pareto::pareto;

@@ -328,8 +328,16 @@ pub fn explain(
             break;
         }
     }
+    let unsplit = !a.framework.model_parallel()
+        && a.set == crate::cost::assumptions::AssumptionSet::Practice
+        && c.tensor.is_none()
+        && space.pipe.is_none();
     Error::NoPlan {
-        reason: NO_PLAN_CONSTRAINTS,
+        reason: if unsplit {
+            super::NO_PLAN_UNSPLIT
+        } else {
+            NO_PLAN_CONSTRAINTS
+        },
         why: Some(Why { miss, fix }),
     }
 }
