@@ -181,7 +181,7 @@ impl Framework {
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
     /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):
     /// the recomputed forward ends once every saved tensor is back, before
-    /// the layer's last matmul ([`crate::cost::step::recompute::early_stop_skipped_flops`]).
+    /// the layer's last matmul ([`crate::cost::step::early_stop_skipped_flops`]).
     /// torchtitan wraps its blocks with `early_stop=False`
     /// (`torchtitan/distributed/activation_checkpoint.py`); Hugging Face's
     /// `gradient_checkpointing_enable` defaults to the reentrant checkpoint,

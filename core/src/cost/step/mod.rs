@@ -37,8 +37,8 @@ pub use rates::{
 };
 use rates::{kernels, memory_efficiency};
 pub use recompute::{
-    attention_forwards, chunk_size, elementwise_passes, offloaded_share, op_sac_linear_flops,
-    passes_of, recomputed_flops, recomputed_parts, recomputed_share,
+    attention_forwards, chunk_size, early_stop_skipped_flops, elementwise_passes, offloaded_share,
+    op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
