@@ -240,6 +240,48 @@ pub const NCCL_BUFFERS: Bytes = Bytes(1.0 * GIB);
 /// margin, not fitted.
 pub const FRAGMENTATION: f64 = 0.05;
 
+/// DeepSpeed ZeRO's defaults (`deepspeed/runtime/zero/config.py`), in
+/// parameters (elements): `stage3_max_live_parameters`, the gathered
+/// parameters ZeRO-3 keeps on a GPU before releasing any.
+pub const DEEPSPEED_MAX_LIVE: f64 = 1e9;
+/// `stage3_prefetch_bucket_size`: parameters fetched ahead of their use.
+pub const DEEPSPEED_PREFETCH: f64 = 5e7;
+/// `reduce_bucket_size`: gradient elements reduced at a time (the
+/// contiguous bucket stages 2 and 3 copy gradients into).
+pub const DEEPSPEED_REDUCE_BUCKET: f64 = 5e8;
+
+/// The largest weight matrix of a dense layer on one tensor rank (of
+/// `t`), in parameters: DeepSpeed gathers and reduces module by module,
+/// and one module larger than its live limit is gathered whole.
+#[must_use]
+pub fn largest_module(model: &crate::model::ModelShape, t: f64) -> f64 {
+    let dm = model.width() as f64;
+    let q = model.attention_width() as f64;
+    let ffn = f64::from(model.ffn);
+    let up = if model.gated_mlp { 2.0 } else { 1.0 };
+    let qkv = dm * (q + 2.0 * model.kv_width());
+    qkv.max(q * dm).max(up * dm * ffn).max(ffn * dm) / t
+}
+
+/// DeepSpeed ZeRO-3's gathered parameters on a GPU, in parameters: its
+/// live set, `stage3_max_live_parameters` or the largest module where that
+/// is larger, and the prefetch bucket; at most `stage` (the stage's
+/// parameters on the GPU). EleutherAI's transformer-math notes count these
+/// "ZeRO-3 live params" apart for that reason. FSDP gathers a whole layer
+/// and prefetches the next instead.
+#[must_use]
+pub fn deepspeed_live(model: &crate::model::ModelShape, t: f64, stage: f64) -> f64 {
+    (largest_module(model, t).max(DEEPSPEED_MAX_LIVE) + DEEPSPEED_PREFETCH).min(stage)
+}
+
+/// DeepSpeed's unsharded gradients in flight under ZeRO-2 and -3, in
+/// elements: the reduce bucket they are copied into and the module whose
+/// backward is producing them; at most `stage`.
+#[must_use]
+pub fn deepspeed_bucket(model: &crate::model::ModelShape, t: f64, stage: f64) -> f64 {
+    (DEEPSPEED_REDUCE_BUCKET + largest_module(model, t)).min(stage)
+}
+
 /// Fragmentation under PyTorch's default caching allocator (no
 /// `expandable_segments`), beyond [`FRAGMENTATION`]'s share: one more
 /// block the size of the largest transient tensor, `largest`.

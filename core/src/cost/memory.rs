@@ -468,8 +468,13 @@ impl Common {
         let per_step_fsdp = a.pipeline_gathers_step
             && cfg.pipe > 1
             && matches!(zero, Zero::Three | Zero::ThreePerStep);
+        let deepspeed = a.framework == crate::cost::framework::Framework::Deepspeed;
         let gathered = match zero {
             _ if per_step_fsdp => 2.0 * params,
+            // DeepSpeed's live parameters; FSDP's layer and the next.
+            Zero::Three if deepspeed => {
+                2.0 * crate::cost::framework::deepspeed_live(model, t, params)
+            }
             Zero::Three => 2.0 * 2.0 * layer,
             Zero::ThreePerStep => 2.0 * params,
             _ => 0.0,
@@ -553,6 +558,8 @@ impl Common {
         // reduce-scatter (FSDP's unit, DeepSpeed's bucket).
         let bucket = if per_step_fsdp {
             params * a.gradient_reduce_bytes
+        } else if sg > 1.0 && deepspeed {
+            crate::cost::framework::deepspeed_bucket(model, t, params) * a.gradient_reduce_bytes
         } else if sg > 1.0 {
             layer * a.gradient_reduce_bytes
         } else {
