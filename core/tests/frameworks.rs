@@ -36,6 +36,16 @@ fn model(name: &str) -> Option<&'static str> {
 /// torchtitan preset, and the row's GPU (`None`: a row plan3d cannot
 /// express, a float8 recipe it has no name for or a model not given).
 fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
+    let (v, gpu) = evaluation(r)?;
+    let u = |k: &str| r[k].as_u64().unwrap_or(1);
+    let step = v["step_seconds"].as_f64().unwrap();
+    let tokens = (u("local_batch_size") * u("seq_len")) as f64;
+    Some((tokens / step / (u("tp") * u("pp") * u("cp")) as f64, gpu))
+}
+
+/// plan3d's evaluation of one published row under the torchtitan preset,
+/// and the row's GPU.
+fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)> {
     let m = model(r["model"].as_str()?)?;
     let g = r["gpu_type"].as_str()?;
     let (gpu, memory) = if g.contains("A100") {
@@ -75,11 +85,13 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
     // The kernel torchtitan ran then: SDPA's default, FlashAttention-2,
     // before it asked for cuDNN's first (March 2025).
     let source = r["source"].as_str()?;
+    // Before April 2025 its `compile` left the loss eager
+    // (pytorch/torchtitan#1033 compiled it with the model).
     let attention = if matches!(
         source,
         "tt_2412" | "tt_perf_2412_archived" | "tt_perf_2404_llama2"
     ) {
-        r#", "attention": "fa2""#
+        r#", "attention": "fa2", "cross_entropy": "eager""#
     } else {
         ""
     };
@@ -114,9 +126,7 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
     );
     let out = plan3d_core::api::json::call("evaluate", &request)
         .unwrap_or_else(|e| panic!("{request}: {e}"));
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let step = v["step_seconds"].as_f64().unwrap();
-    Some(((lbs * seq) as f64 / step / (tp * pp * cp) as f64, gpu))
+    Some((serde_json::from_str(&out).unwrap(), gpu))
 }
 
 /// Every row plan3d can express, against what torchtitan logged:
@@ -124,7 +134,8 @@ fn predicted(r: &serde_json::Value) -> Option<(f64, &'static str)> {
 /// * the A100 rows (FlashAttention-2, the kernel every framework ran
 ///   there; Llama 2 13B and 70B, Llama 3 8B and 70B on 64 GPUs, no,
 ///   selective and full checkpointing): median ≤ 5 %, worst ≤ 15 %;
-/// * the H200 rows (float8, compiled, 32 and 64 GPUs): within 16 %;
+/// * the H200 rows (float8, compiled, the loss too, 32 and 64 GPUs):
+///   within 18 %;
 /// * the H100 rows are Meta's 500 W parts with 2.4 TB/s HBM2e (the
 ///   benchmark's own footnote: its MFU "understates the true MFU"), which
 ///   plan3d has no preset for: printed, plan3d faster on the median but by
@@ -168,7 +179,10 @@ fn torchtitan_published_throughput() {
         100.0 * median(h100.clone())
     );
     assert!(median(abs(&a100)) < 0.05 && worst(&a100) < 0.15);
-    assert!(worst(&h200) < 0.16);
+    // +15.3 and +17.3 % (+13.5 and +15.5 with the loss eager, before
+    // torchtitan's compiled loss was counted: 4 bytes a logit kept, 6
+    // moved, where eager keeps 12 and moves 48).
+    assert!(worst(&h200) < 0.18);
     let m = median(h100);
     assert!((0.0..0.5).contains(&m), "{m}");
 }
@@ -268,4 +282,53 @@ fn eager_extra_kernels_by_hand() {
     let plan3d = predicted(compiled).unwrap().0 / predicted(eager).unwrap().0;
     println!("compiled over eager: published {published:.3}, plan3d {plan3d:.3}");
     assert!(plan3d > 1.02 && plan3d < published, "{plan3d}");
+}
+
+/// Memory as torchtitan logged it (`memory_gib`: the step's peak reserved
+/// by PyTorch's allocator, with `expandable_segments`) for the Llama 8B
+/// rows on 8 and 128 H100s (December 2024: FSDP, local batch 2 at 8 K,
+/// op-level selective checkpointing; eager, compiled, compiled with
+/// float8; the loss eager) and on 32 and 64 H200s (June 2025: float8,
+/// compiled, the loss compiled too). torchao's float8 saves the GEMMs'
+/// BF16 inputs, so float8 takes what compiled BF16 takes (published 76.8
+/// and 77.0 GiB; Transformer Engine's FP8 copies had put plan3d 18 %
+/// lower); the compiled loss keeps 4 bytes a logit where eager keeps 12
+/// (the H200 rows had been +31 %). plan3d counts 2–14 % less than
+/// reserved (eager's extra saved tensors and the reserved-over-allocated
+/// margin are not counted).
+#[test]
+fn torchtitan_published_memory() {
+    let rows = json("published/torchtitan.json");
+    let mut by_label = std::collections::BTreeMap::new();
+    for r in rows["rows"].as_array().unwrap() {
+        let (Some(published), Some("Llama 3.1 8B" | "Llama 3 8B")) =
+            (r["memory_gib"].as_f64(), r["model"].as_str())
+        else {
+            continue;
+        };
+        if r["cp"].as_u64().unwrap_or(1) > 1 || r["seq_len"].as_u64() != Some(8192) {
+            continue;
+        }
+        let Some((v, gpu)) = evaluation(r) else {
+            continue;
+        };
+        let got = v["memory"]["peak_bytes"].as_f64().unwrap() / (1u64 << 30) as f64;
+        let err = got / published - 1.0;
+        let label = format!("{gpu} {} GPUs {}", r["gpus"], r["label"].as_str().unwrap());
+        println!(
+            "{label}: published {published} GiB, plan3d {got:.1} ({:+.1} %)",
+            100.0 * err
+        );
+        assert!((-0.15..0.02).contains(&err), "{label}: {err}");
+        by_label.insert(label, got);
+    }
+    assert!(by_label.len() >= 8, "{by_label:?}");
+    for gpus in [8, 128] {
+        let compiled = by_label[&format!("h100-sxm {gpus} GPUs FSDP + torch.compile")];
+        let float8 = by_label[&format!("h100-sxm {gpus} GPUs FSDP + torch.compile + Float8")];
+        assert!(
+            (float8 / compiled - 1.0).abs() < 0.01,
+            "{float8} {compiled}"
+        );
+    }
 }

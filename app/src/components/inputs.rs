@@ -163,6 +163,7 @@ pub fn Controls(
                         }>
                         <option value="vocab-parallel">"vocab-parallel (Megatron-Core)"</option>
                         <option value="eager">"eager fp32 (torchtitan, Hugging Face)"</option>
+                        <option value="compiled">"compiled (torch.compile)"</option>
                         <option value="fused-linear">"fused linear (Liger)"</option>
                         <option value="logits">"fp32 logits only (the paper's count)"</option>
                     </select>

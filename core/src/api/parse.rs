@@ -325,6 +325,13 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     }
     if let Some(c) = r.compile {
         a.compiled = c;
+        // torchtitan compiles its loss with the model (since April 2025,
+        // pytorch/torchtitan#1033); a `cross_entropy` given below wins.
+        if c && a.framework == crate::cost::framework::Framework::Torchtitan
+            && a.cross_entropy == crate::cost::assumptions::CrossEntropy::Eager
+        {
+            a.cross_entropy = crate::cost::assumptions::CrossEntropy::Compiled;
+        }
     }
     if let Some(e) = r.expandable_segments {
         a.expandable_segments = e;
@@ -352,7 +359,7 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     if let Some(name) = &r.cross_entropy {
         a.cross_entropy = crate::cost::assumptions::CrossEntropy::parse(name).map_err(|_| {
             ApiError(format!(
-                "unknown cross_entropy '{name}': use vocab-parallel, eager, fused-linear or logits"
+                "unknown cross_entropy '{name}': use vocab-parallel, eager, compiled, fused-linear or logits"
             ))
         })?;
     }

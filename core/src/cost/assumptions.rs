@@ -278,6 +278,12 @@ pub enum CrossEntropy {
     /// backward its gradient and the input's gradient, all fp32 at once
     /// (torchtitan frees the bf16 logits first): 12 bytes.
     Eager,
+    /// The same loss compiled with `torch.compile` (torchtitan's
+    /// `compile`, which has compiled the loss with the model since
+    /// pytorch/torchtitan#1033, April 2025): Inductor's partition saves the
+    /// bf16 logits and each token's log-sum-exp, and one fused kernel
+    /// writes the logits' gradient in bf16: 2 + 2 bytes.
+    Compiled,
     /// A fused linear cross-entropy (Liger-Kernel's, arXiv 2410.10989):
     /// the logits never whole; chunks of ⌈tokens·d/V⌉ rows, their bf16
     /// logits and fp32 softmax (6 bytes), about 6·tokens·d bytes.
@@ -296,6 +302,9 @@ impl CrossEntropy {
     ///   50 257 and 128 256, `calibration/h100-2026-11-26/profile_steps.json`'s
     ///   `loss` class), and `.float()`'s casts, bf16 to fp32 forward and
     ///   back for the gradient, 6 + 6 bytes;
+    /// * compiled: the bf16 logits read for the log-sum-exp, read again and
+    ///   the bf16 gradient written in the backward, 6 bytes at the full
+    ///   bandwidth (stated, not measured);
     /// * the others: none counted apart (Megatron-Core's vocab-parallel
     ///   kernels are within the element-wise traffic fitted on its runs;
     ///   the paper counts none; a fused linear cross-entropy's chunks are
@@ -304,14 +313,16 @@ impl CrossEntropy {
     pub fn traffic_per_logit(self) -> (f64, f64) {
         match self {
             Self::Eager => (36.0, 12.0),
+            Self::Compiled => (6.0, 0.0),
             Self::Logits | Self::VocabParallel | Self::FusedLinear => (0.0, 0.0),
         }
     }
 
     /// Every choice, in the order the CLI lists them.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::VocabParallel,
         Self::Eager,
+        Self::Compiled,
         Self::FusedLinear,
         Self::Logits,
     ];
@@ -323,6 +334,7 @@ impl CrossEntropy {
             Self::Logits => "logits",
             Self::VocabParallel => "vocab-parallel",
             Self::Eager => "eager",
+            Self::Compiled => "compiled",
             Self::FusedLinear => "fused-linear",
         }
     }
@@ -346,7 +358,7 @@ impl CrossEntropy {
     #[must_use]
     pub fn bytes(self, tokens: f64, vocab: f64, width: f64, tensor: f64) -> f64 {
         let per_element = match self {
-            Self::Logits => 4.0,
+            Self::Logits | Self::Compiled => 4.0,
             Self::VocabParallel | Self::FusedLinear => 6.0,
             Self::Eager => 12.0,
         };

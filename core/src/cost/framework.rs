@@ -177,6 +177,23 @@ impl Framework {
         a
     }
 
+    /// Do its FP8 GEMMs keep FP8 copies in memory: each FP8 GEMM's input
+    /// saved for backward in FP8 (1 byte), and the weights' FP8 casts and
+    /// transposes cached for the step? Transformer Engine's do
+    /// (Megatron-Core, and Megatron-DeepSpeed where it runs FP8). torchao's
+    /// float8 training, torchtitan's and plain PyTorch's, saves the
+    /// high-precision tensors and casts again in the backward
+    /// (`torchao/float8/float8_linear.py`, `matmul_with_hp_or_float8_args`:
+    /// `ctx.save_for_backward(input_hp, weight_hp_t)`): its activations are
+    /// BF16's and nothing is cached.
+    #[must_use]
+    pub fn fp8_keeps_fp8_copies(self) -> bool {
+        matches!(
+            self,
+            Self::MegatronCore | Self::Megatron2022 | Self::Deepspeed
+        )
+    }
+
     /// Does its full recomputation stop early? Plain scripts call
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
     /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):

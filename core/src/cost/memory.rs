@@ -394,8 +394,9 @@ impl Common {
         let tokens =
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
         let (kept, working) = step::kept_per_token(model, cfg, a);
-        // FP8: the FP8 GEMMs' inputs kept in FP8.
-        let fp8 = a.compute.is_fp8();
+        // FP8: the FP8 GEMMs' inputs kept in FP8 (Transformer Engine's; not
+        // torchao's, which keeps them in BF16).
+        let fp8 = a.compute.is_fp8() && a.framework.fp8_keeps_fp8_copies();
         let kept = if fp8 {
             kept - step::fp8_saved_per_token(model, cfg)
         } else {
@@ -510,8 +511,9 @@ impl Common {
         };
         // FP8: the layers' weights cast to FP8 and transposed, cached; of
         // the gathered layers only where ZeRO-3 shards the weights (the
-        // FP8 copies are made from the gathered bf16 ones).
-        let fp8 = a.compute.is_fp8();
+        // FP8 copies are made from the gathered bf16 ones). torchao casts
+        // per GEMM and caches nothing.
+        let fp8 = a.compute.is_fp8() && a.framework.fp8_keeps_fp8_copies();
         let fp8_cache = if fp8 {
             let cached = match zero {
                 Zero::Three => 2.0 * layer,

@@ -419,7 +419,7 @@ impl Inputs {
                 Ok(c) => self.cross_entropy = Some(c),
                 Err(_) => {
                     return Err(
-                        "the cross-entropy is vocab-parallel, eager, fused-linear or logits",
+                        "the cross-entropy is vocab-parallel, eager, compiled, fused-linear or logits",
                     )
                 }
             },
