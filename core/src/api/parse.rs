@@ -325,10 +325,15 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     }
     if let Some(c) = r.compile {
         a.compiled = c;
-        // torchtitan compiles its loss with the model (since April 2025,
-        // pytorch/torchtitan#1033); a `cross_entropy` given below wins.
-        if c && a.framework == crate::cost::framework::Framework::Torchtitan
-            && a.cross_entropy == crate::cost::assumptions::CrossEntropy::Eager
+        // The loss compiled with the layers: torchtitan's since April 2025
+        // (pytorch/torchtitan#1033), and a model whose forward computes
+        // its loss (Hugging Face's, plain scripts') compiled whole; a
+        // `cross_entropy` given below wins.
+        use crate::cost::framework::Framework;
+        if c && matches!(
+            a.framework,
+            Framework::Torchtitan | Framework::Pytorch | Framework::PytorchFsdp
+        ) && a.cross_entropy == crate::cost::assumptions::CrossEntropy::Eager
         {
             a.cross_entropy = crate::cost::assumptions::CrossEntropy::Compiled;
         }

@@ -581,8 +581,14 @@ impl Common {
         let mut fragmentation =
             a.fragmentation * (activations + working_set + logits + gathered + casts);
         if !a.expandable_segments && head > 0.0 {
-            // The largest transient: one micro-batch's fp32 logits.
-            let block = 4.0 * tokens * f64::from(model.vocab.unwrap_or(0)) / t;
+            // The largest transient: one micro-batch's fp32 logits (bf16
+            // where the loss is compiled).
+            let per_logit = if a.cross_entropy == crate::cost::assumptions::CrossEntropy::Compiled {
+                2.0
+            } else {
+                4.0
+            };
+            let block = per_logit * tokens * f64::from(model.vocab.unwrap_or(0)) / t;
             fragmentation = fragmentation
                 .max(crate::cost::framework::default_allocator_margin(Bytes(block)).get());
         }

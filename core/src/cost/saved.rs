@@ -173,6 +173,32 @@ impl LayerCode {
     }
 }
 
+/// What Inductor's min-cut partition saves of an eager layer (the plain
+/// layer, Hugging Face's, torchtitan's) compiled with `torch.compile`,
+/// measured op by op on one H200 (`calibration/h200-2026-11-25/`
+/// `memory_compiled.json`, PyTorch 2.11; a GPT-style and a Llama-style
+/// layer under AMP and a GPT-style one in bf16, all three to the byte):
+/// the layer's input (fp32 4d under AMP, else 2d), each norm's output 2d
+/// (the inputs of the QKV and feed-forward GEMMs; the norms themselves
+/// run again from them), q, k and v, the attention's output and the
+/// output projection's own contiguous copy of it (6q + 4kv), the
+/// feed-forward GEMM's output and the down projection's input (gated:
+/// gate and up 4I, the product 2I; plain: 2I and 2I), the norms'
+/// statistics and the log-sum-exp. Element-wise intermediates are
+/// recomputed.
+#[must_use]
+pub fn compiled_saved(model: &ModelShape, amp: bool) -> Saved {
+    Saved {
+        hidden: if amp { 8.0 } else { 6.0 },
+        query: 6.0,
+        kv: 4.0,
+        ffn: if model.gated_mlp { 6.0 } else { 4.0 },
+        heads: 4.0,
+        fixed: if model.biases { 16.0 } else { 8.0 },
+        dropout: 2.0,
+    }
+}
+
 /// Activation bytes per token one layer of `code` keeps without
 /// recomputation, as (replicated, split over the tensor ranks, attention
 /// scores): [`LayerCode::saved`] applied to the layer's widths, with a
@@ -193,7 +219,23 @@ pub fn per_token(
     if code == LayerCode::Megatron2022 {
         return crate::cost::step::activation_bytes_per_token(model, flash);
     }
-    let s = code.saved(model, amp);
+    per_token_of(model, code.saved(model, amp), dropout, flash)
+}
+
+/// [`per_token`] of a layer compiled with `torch.compile`
+/// ([`compiled_saved`]).
+#[must_use]
+pub fn per_token_compiled(
+    model: &ModelShape,
+    amp: bool,
+    dropout: bool,
+    flash: bool,
+) -> (f64, f64, f64) {
+    per_token_of(model, compiled_saved(model, amp), dropout, flash)
+}
+
+/// A linear form's bytes per token for `model`'s widths ([`per_token`]).
+fn per_token_of(model: &ModelShape, s: Saved, dropout: bool, flash: bool) -> (f64, f64, f64) {
     let dm = model.width() as f64;
     let (q, kv, heads) = match model.latent {
         None => (

@@ -64,7 +64,18 @@ pub fn activation_bytes_per_token(model: &ModelShape, flash: bool) -> (f64, f64,
 /// ([`crate::cost::saved::per_token`]).
 #[must_use]
 pub fn saved_per_token(model: &ModelShape, a: &Assumptions) -> (f64, f64, f64) {
+    use crate::cost::saved::LayerCode;
     let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
+    // Eager code compiled: Inductor's partition saves its own set;
+    // Transformer Engine's and Korthikanti's layers are fused already.
+    if a.compiled && !matches!(code, LayerCode::Fused | LayerCode::Megatron2022) {
+        return crate::cost::saved::per_token_compiled(
+            model,
+            a.weight_casts,
+            a.dropout,
+            a.flash_attention,
+        );
+    }
     crate::cost::saved::per_token(model, code, a.weight_casts, a.dropout, a.flash_attention)
 }
 
