@@ -261,7 +261,9 @@ pub(crate) struct PracticeArgs {
     pub(crate) overlap_expert: bool,
     /// The layers compiled with torch.compile (torchtitan's
     /// --compile.enable): eager code's extra element-wise kernels (Hugging
-    /// Face's fp32 RMSNorm, the rotary embedding) fused away
+    /// Face's fp32 RMSNorm, the rotary embedding) fused away, a layer
+    /// keeps what Inductor's partition saves, and under torchtitan,
+    /// pytorch and pytorch-fsdp the loss is compiled too
     #[arg(long)]
     pub(crate) compile: bool,
     /// PyTorch's allocator with expandable_segments:True (the default of
@@ -312,7 +314,8 @@ pub(crate) struct PracticeArgs {
     /// The loss over the vocabulary (the last stage's logits memory):
     /// vocab-parallel (Megatron-Core's, 6 bytes a logit; default), eager
     /// (PyTorch's F.cross_entropy on fp32 logits: torchtitan, Hugging Face;
-    /// 12 bytes), fused-linear (Liger-Kernel's: logits in chunks) or logits
+    /// 12 bytes), compiled (the same under torch.compile; 4 bytes), fused-linear
+    /// (Liger-Kernel's: logits in chunks) or logits
     /// (4 bytes, the paper's count)
     #[arg(long)]
     pub(crate) cross_entropy: Option<String>,
