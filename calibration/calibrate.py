@@ -83,6 +83,19 @@ def device_info(device):
         libs.append("NCCL %s" % ".".join(str(x) for x in torch.cuda.nccl.version()))
     except Exception:  # noqa: BLE001
         pass
+    # The attention kernel SDPA picks for a causal bf16 layer (plan3d's
+    # curves differ by kernel: `--attention cudnn|fa2`) and the allocator's
+    # settings (plan3d's `--expandable-segments`): informative only.
+    try:
+        from torch.nn.attention import SDPBackend
+
+        q = torch.zeros(1, 8, 1024, 128, device=device, dtype=torch.bfloat16)
+        choice = torch._fused_sdp_choice(q, q, q, None, 0.0, True)
+        libs.append("SDPA %s" % SDPBackend(choice).name.lower())
+    except Exception:  # noqa: BLE001
+        pass
+    libs.append("allocator %s" % (os.environ.get("PYTORCH_CUDA_ALLOC_CONF")
+                                  or os.environ.get("PYTORCH_ALLOC_CONF") or "default"))
     driver = ""
     try:
         import subprocess
