@@ -454,8 +454,11 @@ fn deepspeed_zero3_gathers_its_live_parameters() {
     let v = run(640, "deepspeed");
     assert_eq!(v["fits"], true, "{}", v["memory"]["peak_bytes"]);
     let s = &v["memory"]["stages"][0];
-    // 529.6 B parameters (as `plan3d model` counts this shape).
-    let params = 529.6e9;
+    let params = ModelShape {
+        vocab: Some(51200),
+        ..plan3d_core::model::classic(2048, 128, 160, 105)
+    }
+    .params();
     // The largest module: the MLP's first matrix, 20 480 × 81 920.
     let module = 20480.0 * 81920.0;
     let weights = 2.0 * params / 640.0 + 2.0 * (module + 5e7);
@@ -501,19 +504,11 @@ fn compiled_layers_and_steps_follow_inductor() {
         let llama = s["kind"] == "llama";
         let amp = s["weights"] == "amp";
         let m = ModelShape {
-            seq_len: 2048,
-            heads: heads as u32,
-            head_size: (h as u64 / heads) as u32,
             kv_heads: kv as u32,
-            layers: 1,
             ffn: s["ffn"].as_u64().unwrap() as u32,
             gated_mlp: llama,
             biases: !llama,
-            vocab: None,
-            tied_embeddings: true,
-            experts: None,
-            hidden: None,
-            latent: None,
+            ..plan3d_core::model::classic(2048, heads as u32, (h as u64 / heads) as u32, 1)
         };
         let (rep, split, _) = plan3d_core::cost::saved::per_token_compiled(&m, amp, false, true);
         let input = if amp { 4.0 } else { 2.0 };

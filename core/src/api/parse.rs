@@ -323,20 +323,9 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
     if let Some(o) = r.overlap_expert {
         a.overlap_expert = o;
     }
+    // A `cross_entropy` given below wins over the compiled loss.
     if let Some(c) = r.compile {
-        a.compiled = c;
-        // The loss compiled with the layers: torchtitan's since April 2025
-        // (pytorch/torchtitan#1033), and a model whose forward computes
-        // its loss (Hugging Face's, plain scripts') compiled whole; a
-        // `cross_entropy` given below wins.
-        use crate::cost::framework::Framework;
-        if c && matches!(
-            a.framework,
-            Framework::Torchtitan | Framework::Pytorch | Framework::PytorchFsdp
-        ) && a.cross_entropy == crate::cost::assumptions::CrossEntropy::Eager
-        {
-            a.cross_entropy = crate::cost::assumptions::CrossEntropy::Compiled;
-        }
+        a = a.with_compiled(c);
     }
     if let Some(e) = r.expandable_segments {
         a.expandable_segments = e;

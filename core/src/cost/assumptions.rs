@@ -496,6 +496,24 @@ pub struct Assumptions {
 pub const DEFAULT_EXPERT_IMBALANCE: f64 = 1.1;
 
 impl Assumptions {
+    /// These knobs with the layers compiled by `torch.compile` (or not):
+    /// eager code's extra kernels fused away
+    /// ([`crate::cost::saved::eager_extra_per_token`]), a layer keeping
+    /// what Inductor's partition saves
+    /// ([`crate::cost::saved::compiled_saved`]), and an eager loss
+    /// compiled with them ([`CrossEntropy::Compiled`]): torchtitan's
+    /// `compile` has compiled its loss since pytorch/torchtitan#1033
+    /// (April 2025), and a model whose forward computes its loss (Hugging
+    /// Face's, plain scripts') is compiled whole.
+    #[must_use]
+    pub fn with_compiled(mut self, on: bool) -> Self {
+        self.compiled = on;
+        if on && self.cross_entropy == CrossEntropy::Eager {
+            self.cross_entropy = CrossEntropy::Compiled;
+        }
+        self
+    }
+
     /// The paper's knobs: every table of Lamy-Poirier 2021 exactly.
     pub const PAPER: Self = Self {
         set: AssumptionSet::Paper,
