@@ -278,11 +278,13 @@ fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
 
 /// The loss's field: choosing PyTorch's eager cross-entropy writes `ce` to
 /// the URL and doubles the last stage's logits in "Why this plan" (the
-/// layout fixed, so that the plan stays the same).
+/// layout fixed, so that the plan stays the same); the compiled loss,
+/// chosen on a desktop with a real click and the keyboard, keeps a third
+/// of eager's (4 bytes a logit against 12).
 #[test]
 fn the_loss_field_sets_the_logits_memory() {
     let base = serve(dist(), "/");
-    let b = Browser::start(1400, 1600);
+    let b = Browser::start(1440, 1600);
     open(
         &b,
         &format!("{base}?model=llama-3.1-8b&gpu=h100-sxm&gpus=8&dp=8&pp=1&tp=1&mb=1"),
@@ -320,6 +322,26 @@ fn the_loss_field_sets_the_logits_memory() {
     );
     let after = logits(&b);
     assert!((after / before - 2.0).abs() < 0.05, "{before} -> {after}");
+    let text = b.text("binding");
+    let hit = b.click("[data-testid=ce]");
+    assert_eq!(hit, "ce", "the click on the loss select landed on {hit}");
+    // From eager, one entry down (compiled) and Enter.
+    b.keys("\u{E015}\u{E007}");
+    b.wait(
+        &format!(
+            "return location.search.includes('ce=compiled') && \
+             document.querySelector('[data-testid=binding]').textContent.trim() != {}",
+            serde_json::json!(text)
+        ),
+        WAIT,
+    );
+    assert_eq!(shown(&b), serde_json::json!("compiled"));
+    let compiled = logits(&b);
+    assert!(
+        (compiled / after - 1.0 / 3.0).abs() < 0.02,
+        "{after} -> {compiled}"
+    );
+    b.screenshot(&artifact("loss-compiled-1440"));
     open(
         &b,
         &format!("{base}?model=llama-3.1-8b&gpu=h100-sxm&ce=fused-linear"),
