@@ -281,8 +281,11 @@ pub(crate) struct PracticeArgs {
     /// 2025, PyTorch 2.11's SDPA on Hopper and Blackwell), fa2
     /// (FlashAttention-2: flash-attn 2, Hugging Face, llm-foundry,
     /// DeepSpeed, PyTorch's SDPA before 2.11; about half cuDNN's rate on
-    /// Hopper) or materialized (scores stored and moved through memory:
-    /// Megatron-LM until 2022)
+    /// Hopper), fa1 or triton (FlashAttention-1's class: flash-attn 1.x and
+    /// the Triton kernel of llm-foundry's attn_impl: triton, as its
+    /// published MPT benchmarks of 2023 ran; 0.42 of FlashAttention-2's
+    /// rate on an A100) or materialized (scores stored and moved through
+    /// memory: Megatron-LM until 2022)
     #[arg(long)]
     pub(crate) attention: Option<String>,
     /// Tensor-parallel collectives wait for their GEMMs (Megatron-LM

@@ -15,9 +15,11 @@ pub(crate) struct EvaluateArgs {
     pub(crate) model: Option<String>,
     #[command(flatten)]
     pub(crate) shape: ShapeArgs,
-    /// baseline, partitioned, improved or improved-unpartitioned.
-    #[arg(long, default_value = "baseline")]
-    pub(crate) method: String,
+    /// baseline, partitioned, improved or improved-unpartitioned; default:
+    /// the framework's sharding (partitioned, ZeRO-3, under pytorch-fsdp
+    /// and torchtitan; baseline otherwise), or the one --zero admits.
+    #[arg(long)]
+    pub(crate) method: Option<String>,
     /// Data-parallel degree n_b.
     #[arg(long, default_value_t = 1)]
     pub(crate) data: u32,
@@ -57,7 +59,7 @@ fn request(a: &EvaluateArgs) -> Result<EvaluateRequest, String> {
     Ok(EvaluateRequest {
         model: a.shape.request(a.model.as_deref()),
         hardware: a.hw.request(),
-        method: a.method.clone(),
+        method: a.method.clone().unwrap_or_default(),
         data: a.data,
         pipe: a.pipe,
         tensor: a.tensor,

@@ -182,7 +182,7 @@ pub fn Controls(
                         <option value="deepspeed">"DeepSpeed ZeRO"</option>
                     </select>
                 {field_notes(Keys::One("fw"))}
-                    <label class="p3-check" title="Zero-bubble ZB-H1 (Qi et al. 2024): the backward split into input and weight gradients, the weight gradients filling the pipeline's cool-down; ZB-V: two half stages per GPU placed in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none of them by default">
+                    <label class="p3-check" title="ZB-H1 (Qi et al. 2024): weight gradients deferred into the pipeline's cool-down; ZB-V: two half stages per GPU in a V, half ZB-H1's bubble; DualPipe (DeepSeek-V3): micro-batches from both ends, two stages per GPU. Megatron-Core runs none by default">
                         <input type="checkbox" data-testid="zb" prop:checked=move || inputs.with(|i| i.zero_bubble)
                             on:change=move |e| {
                                 let on = event_target_checked(&e);

@@ -221,7 +221,7 @@ fn evaluate_2022_software_knobs() {
             "--attention",
             "sparse",
         ],
-        "unknown attention 'sparse': use flash, cudnn, fa3, fa2 or materialized",
+        "unknown attention 'sparse': use flash, cudnn, fa3, fa2, fa1, triton or materialized",
     )]);
 }
 
@@ -248,4 +248,45 @@ fn evaluate_shows_where_the_step_goes() {
     let paper =
         json_words("evaluate --assumptions paper --model x160 --data 8 --tensor 4 --offload");
     assert!(paper.get("kernels").is_none());
+}
+
+/// Without `--method` or `--zero` a configuration is sharded as its
+/// framework shards it: FSDP (pytorch-fsdp, torchtitan) everything
+/// (ZeRO-3, the partitioned method); plain PyTorch's DDP nothing; the
+/// Megatron presets the optimizer (ZeRO-1). A stage alone picks the method
+/// that admits it; an explicit method keeps meaning what it meant.
+#[test]
+fn evaluate_shards_as_the_framework_does() {
+    let base = "evaluate --model llama-3.1-8b --seq-len 2048 --gpu a100-80gb --node-size 8 --data 8 --micro-batch 1";
+    for (extra, method, zero) in [
+        ("--framework pytorch-fsdp", "partitioned", "3"),
+        ("--framework torchtitan", "partitioned", "3"),
+        ("--framework pytorch", "baseline", "0"),
+        ("--framework megatron-core", "baseline", "1"),
+        ("", "baseline", "1"),
+        ("--framework pytorch-fsdp --zero 2", "baseline", "2"),
+        ("--framework megatron-core --zero 3", "partitioned", "3"),
+        (
+            "--framework pytorch-fsdp --method baseline",
+            "baseline",
+            "1",
+        ),
+        (
+            "--framework pytorch-fsdp --method partitioned",
+            "partitioned",
+            "3",
+        ),
+    ] {
+        let v = json_words(&format!("{base} {extra}"));
+        assert_eq!(
+            (v["method"].as_str(), v["zero"].as_str()),
+            (Some(method), Some(zero)),
+            "{extra}"
+        );
+    }
+    // The FSDP default shards the fp32 state over the 8 GPUs: far less
+    // than DDP's replicated copy.
+    let fsdp = json_words(&format!("{base} --framework pytorch-fsdp"));
+    let ddp = json_words(&format!("{base} --framework pytorch"));
+    assert!(f(&fsdp, "memory.total") < f(&ddp, "memory.total") - 10.0 * GIB);
 }

@@ -222,8 +222,28 @@ fn evaluation_of(
     let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     let p = &r.practice;
+    // No method and no stage named: the framework's own sharding
+    // (FSDP shards everything, DDP nothing); a stage alone picks the
+    // method that admits it.
+    let given_zero = p.zero.as_deref().map(zero_stage).transpose()?;
+    let (method, default_zero) = if r.method.is_empty() {
+        match given_zero {
+            _ if !practice => (Method::Baseline, Zero::None),
+            Some(z) if z.stage() == 3 => (Method::Partitioned, z),
+            Some(z) => (Method::Baseline, z),
+            None => a.framework.sharding(),
+        }
+    } else {
+        let m = method(&r.method)?;
+        let z = if practice && (m != Method::Baseline || a.framework.sharding().1 != Zero::None) {
+            Zero::One
+        } else {
+            Zero::None
+        };
+        (m, z)
+    };
     let mut cfg = Config {
-        method: method(&r.method)?,
+        method,
         data: r.data,
         pipe: r.pipe,
         tensor: r.tensor,
@@ -233,11 +253,7 @@ fn evaluation_of(
         activation: activation(&r.activations)?,
         virtual_stages: p.virtual_stages.unwrap_or(1),
         sequence_parallel: p.sequence_parallel.unwrap_or(false),
-        zero: match &p.zero {
-            Some(z) => zero_stage(z)?,
-            None if practice => Zero::One,
-            None => Zero::None,
-        },
+        zero: given_zero.unwrap_or(default_zero),
         pipeline_schedule: p
             .pipeline_schedule
             .as_deref()

@@ -337,10 +337,11 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
             "flash" => (true, a.attention_kernel),
             "cudnn" | "fa3" => (true, AttentionKernel::Cudnn),
             "fa2" => (true, AttentionKernel::Fa2),
+            "fa1" | "triton" => (true, AttentionKernel::Fa1),
             "materialized" => (false, a.attention_kernel),
             _ => {
                 return Err(ApiError(format!(
-                    "unknown attention '{name}': use flash, cudnn, fa3, fa2 or materialized"
+                    "unknown attention '{name}': use flash, cudnn, fa3, fa2, fa1, triton or materialized"
                 )))
             }
         };

@@ -187,8 +187,9 @@ pub struct PracticeRequest {
     pub expandable_segments: Option<bool>,
     /// Attention kernels: `flash` (the framework's FlashAttention kernel:
     /// the d_s² scores are never stored; practice's default), `cudnn` or
-    /// `fa3` (cuDNN's fused attention), `fa2` (FlashAttention-2) or
-    /// `materialized` (the scores, softmax and dropout stored and moved
+    /// `fa3` (cuDNN's fused attention), `fa2` (FlashAttention-2), `fa1` or
+    /// `triton` (FlashAttention-1's class: `flash-attn` 1.x, llm-foundry's
+    /// `attn_impl: triton`) or `materialized` (the scores, softmax and dropout stored and moved
     /// through memory, as Megatron-LM did until 2022).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub attention: Option<String>,
@@ -311,7 +312,12 @@ pub struct EvaluateRequest {
     /// The hardware.
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub hardware: HardwareRequest,
-    /// `baseline`, `partitioned`, `improved` or `improved-unpartitioned`.
+    /// `baseline`, `partitioned`, `improved` or `improved-unpartitioned`;
+    /// empty (the default): the framework's own sharding unless `zero`
+    /// names a stage (partitioned, ZeRO-3, under `pytorch-fsdp` and
+    /// `torchtitan`; baseline otherwise, without ZeRO under `pytorch`'s
+    /// DDP and in the paper setting). Before November 2026 an absent
+    /// method meant `baseline` under every framework.
     pub method: String,
     /// Data-parallel degree n_b.
     pub data: u32,
@@ -340,7 +346,7 @@ impl Default for EvaluateRequest {
         Self {
             model: ModelRequest::default(),
             hardware: HardwareRequest::default(),
-            method: "baseline".into(),
+            method: String::new(),
             data: 1,
             pipe: 1,
             tensor: 1,

@@ -219,6 +219,26 @@ impl Framework {
         !matches!(self, Self::Pytorch | Self::PytorchFsdp)
     }
 
+    /// How it shards the training state when a configuration names neither
+    /// a method nor a ZeRO stage (`plan3d evaluate` without `--method` or
+    /// `--zero`): torchtitan and PyTorch FSDP shard everything (FSDP2's
+    /// `fully_shard`, FSDP's default `FULL_SHARD`: ZeRO-3, the partitioned
+    /// method); plain PyTorch's DDP replicates it all (no ZeRO); the
+    /// Megatron presets and DeepSpeed keep the Megatron-style layout with
+    /// the optimizer sharded (Megatron-Core's distributed optimizer, ZeRO-1).
+    #[must_use]
+    pub fn sharding(self) -> (crate::cost::Method, crate::cost::Zero) {
+        use crate::cost::Method;
+        use crate::cost::Zero;
+        match self {
+            Self::Torchtitan | Self::PytorchFsdp => (Method::Partitioned, Zero::Three),
+            Self::Pytorch => (Method::Baseline, Zero::None),
+            Self::MegatronCore | Self::Megatron2022 | Self::Deepspeed => {
+                (Method::Baseline, Zero::One)
+            }
+        }
+    }
+
     /// Does it pad the vocabulary (Megatron's `--make-vocab-size-divisible-by`
     /// 128 per tensor rank; Megatron-DeepSpeed inherits it)?
     #[must_use]

@@ -69,6 +69,20 @@
 //! forward + backward figures, causal, head size 128, 512–16 384 tokens,
 //! worst 1.1 %; the forward/backward split is Hopper's FlashAttention-2
 //! ratio, stated, not measured).
+//!
+//! FlashAttention-1's class ([`AttentionKernel::Fa1`]): the `flash-attn`
+//! 1.x CUDA kernel and the Triton FlashAttention that llm-foundry runs as
+//! `attn_impl: triton` (MPT's published benchmarks of 2023, from
+//! HazyResearch's `flash_attn_triton.py`), the same speed within 4 % on
+//! an A100. Fitted on the FlashAttention-2 README's forward + backward
+//! figures, causal, head size 128: on an A100 both kernels, 512–16 384
+//! tokens, worst 5.2 % ([`AMPERE_FA1`]: about 0.42 of FlashAttention-2's
+//! rate at 16 K); on an H100 the CUDA kernel, worst 10 % ([`HOPPER_FA1`]:
+//! 137 Tflop/s at 16 K, 14 % of the peak). Its forward/backward split is
+//! FlashAttention-2's A100 ratio, stated; its head size 64 runs 0–21 %
+//! faster than 128 in those figures and is taken at 128's rate
+//! (conservative), where cuDNN's and FlashAttention-2's run slower
+//! ([`Curves::head_exponent`]).
 
 use crate::hardware::Gpu;
 
@@ -86,6 +100,10 @@ pub enum AttentionKernel {
     /// FlashAttention-2: the `flash-attn` 2 package, and PyTorch's SDPA
     /// `flash` backend, its default before 2.11.
     Fa2,
+    /// FlashAttention-1's class: `flash-attn` 1.x and the Triton
+    /// FlashAttention (llm-foundry's `attn_impl: triton`, its published
+    /// MPT benchmarks of 2023).
+    Fa1,
 }
 
 impl AttentionKernel {
@@ -95,11 +113,12 @@ impl AttentionKernel {
         match self {
             Self::Cudnn => "cudnn",
             Self::Fa2 => "fa2",
+            Self::Fa1 => "fa1",
         }
     }
 
-    /// Both kernels.
-    pub const ALL: [Self; 2] = [Self::Cudnn, Self::Fa2];
+    /// Every kernel.
+    pub const ALL: [Self; 3] = [Self::Cudnn, Self::Fa2, Self::Fa1];
 
     /// In words (the CLI's answer).
     #[must_use]
@@ -107,6 +126,7 @@ impl AttentionKernel {
         match self {
             Self::Cudnn => "cuDNN attention",
             Self::Fa2 => "FlashAttention-2",
+            Self::Fa1 => "FlashAttention-1 (or Triton's)",
         }
     }
 }
@@ -188,9 +208,10 @@ pub struct Curves {
     pub attention_forward: (f64, f64),
     /// The same for the backward pass.
     pub attention_backward: (f64, f64),
-    /// FlashAttention-2's forward and backward, the same way
-    /// ([`AttentionKernel::Fa2`]).
-    pub fa2: [(f64, f64); 2],
+    /// A head size h under 128 runs at (h/128)^this of 128's rate (0.4
+    /// for cuDNN's and FlashAttention-2's kernels; 0 for
+    /// FlashAttention-1's class, whose figures run faster at 64).
+    pub head_exponent: f64,
     /// Were these curves measured on this GPU (else another's, scaled)?
     pub measured: bool,
 }
@@ -210,7 +231,7 @@ pub const HOPPER: Curves = Curves {
     unaligned: 0.125,
     attention_forward: (0.66, 392.0),
     attention_backward: (0.54, 1336.0),
-    fa2: HOPPER_FA2,
+    head_exponent: 0.4,
     measured: true,
 };
 
@@ -222,14 +243,35 @@ pub const HOPPER_FA2: [(f64, f64); 2] = [(0.355, 368.0), (0.329, 832.0)];
 /// module's doc): every framework's kernel there.
 pub const AMPERE_FA2: [(f64, f64); 2] = [(0.655, 480.0), (0.607, 480.0)];
 
+/// FlashAttention-1's class on Hopper, forward and backward (fitted on
+/// the FlashAttention-2 README's H100 figures, see the module's doc).
+pub const HOPPER_FA1: [(f64, f64); 2] = [(0.132, 75.0), (0.122, 75.0)];
+
+/// FlashAttention-1's class on an A100 (fitted on the FlashAttention-2
+/// README's A100 figures of both kernels, see the module's doc).
+pub const AMPERE_FA1: [(f64, f64); 2] = [(0.271, 275.0), (0.251, 275.0)];
+
 impl Curves {
     /// These curves with `kernel`'s attention.
     #[must_use]
     pub fn with_attention(mut self, kernel: AttentionKernel) -> Self {
-        if kernel == AttentionKernel::Fa2 {
-            self.attention_forward = self.fa2[0];
-            self.attention_backward = self.fa2[1];
-        }
+        // The A100's curves on its 108 SMs, else Hopper's.
+        let ampere = self.sms < 120.0;
+        let curves = match kernel {
+            AttentionKernel::Cudnn => return self,
+            AttentionKernel::Fa2 if ampere => AMPERE_FA2,
+            AttentionKernel::Fa2 => HOPPER_FA2,
+            AttentionKernel::Fa1 => {
+                self.head_exponent = 0.0;
+                if ampere {
+                    AMPERE_FA1
+                } else {
+                    HOPPER_FA1
+                }
+            }
+        };
+        self.attention_forward = curves[0];
+        self.attention_backward = curves[1];
         self
     }
 }
@@ -243,19 +285,14 @@ impl Curves {
 #[must_use]
 pub fn curves(gpu: &Gpu) -> Curves {
     let peak = gpu.peak.0;
-    let (attention_forward, attention_backward, fa2) = if peak < 500e12 {
-        (AMPERE_FA2[0], AMPERE_FA2[1], AMPERE_FA2)
+    let (attention_forward, attention_backward) = if peak < 500e12 {
+        (AMPERE_FA2[0], AMPERE_FA2[1])
     } else {
-        (
-            HOPPER.attention_forward,
-            HOPPER.attention_backward,
-            HOPPER_FA2,
-        )
+        (HOPPER.attention_forward, HOPPER.attention_backward)
     };
     Curves {
         attention_forward,
         attention_backward,
-        fa2,
         sms: if matches!(gpu.name, "b300" | "gb300") {
             // Blackwell Ultra: 160 SMs (NVIDIA, "Inside NVIDIA Blackwell
             // Ultra", 2025).
@@ -363,7 +400,7 @@ pub fn attention_rate(c: &Curves, seq: f64, head: f64, forward: bool) -> f64 {
     let head = if head >= 128.0 {
         1.0
     } else {
-        crate::math::pow(head / 128.0, 0.4)
+        crate::math::pow(head / 128.0, c.head_exponent)
     };
     ceiling * head * seq / (seq + half)
 }

@@ -33,7 +33,7 @@ pub use placement::{
 };
 pub use rates::{
     fp8_casts, layer_ops, linear_format, linear_peak, micro_batch_floor, shaped_rates, Shaped,
-    FP8_OPS,
+    EAGER_FP8_CAST_BYTES, EAGER_FP8_CAST_EFFICIENCY, EAGER_FP8_OPS, FP8_OPS,
 };
 use rates::{kernels, memory_efficiency};
 pub use recompute::{
@@ -187,13 +187,13 @@ pub fn step_time_shaped(
     // reads a layer's fp32 weights and writes their bf16 copies (6 bytes
     // a weight), each backward turns the bf16 weight gradients into the
     // fp32 `.grad`, accumulated (2 + 4 read, 4 written).
+    let (dense, experts) = layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor);
+    let weights = dense + experts;
     let layer_traffic = layer_traffic
         + if a.weight_casts {
             // At the memory-bound kernels' fraction of the bandwidth,
             // counted as the bytes that would move at full speed.
-            let (dense, experts) =
-                layer_weights_on_gpu(model, cfg.tensor, cfg.expert, cfg.expert_tensor);
-            (dense + experts) * (6.0 * forwards + 10.0) / memory_efficiency(hw, a)
+            weights * (6.0 * forwards + 10.0) / memory_efficiency(hw, a)
         } else {
             0.0
         };
@@ -202,17 +202,37 @@ pub fn step_time_shaped(
     // ([`fp8_casts`]), at the memory-bound kernels' fraction of the
     // bandwidth, and dispatches those kernels too.
     let fp8 = a.compute.is_fp8() && fp8_peak(&hw.gpu).is_some();
+    // Without Transformer Engine and uncompiled (torchao's `Float8Linear`
+    // in eager PyTorch) the per-tensor casts run op by op
+    // ([`eager_fp8_casts`]), and each forward casts the layer's weights.
+    let eager_fp8 = fp8
+        && !a.compiled
+        && !a.framework.fp8_keeps_fp8_copies()
+        && matches!(a.compute, Compute::Fp8 | Compute::Fp8Current);
     let layer_traffic = layer_traffic
         + if fp8 {
-            let (fwd, bwd) = fp8_casts(model, t, a.compute);
-            (forwards * fwd + bwd) * tokens / memory_efficiency(hw, a)
+            let memory = memory_efficiency(hw, a);
+            let cast = EAGER_FP8_CAST_BYTES * memory / EAGER_FP8_CAST_EFFICIENCY;
+            let bias = if model.biases { 4.0 } else { 0.0 };
+            let (bytes, weights) = if eager_fp8 {
+                (
+                    (cast + 2.0, cast + 2.0, cast + 2.0 + bias),
+                    weights * (forwards * cast + 2.0),
+                )
+            } else {
+                (a.compute.cast_bytes(), 0.0)
+            };
+            let (fwd, bwd) = fp8_casts(model, t, bytes);
+            ((forwards * fwd + bwd) * tokens + weights) / memory
         } else {
             0.0
         };
     // An eager framework's CPU dispatches every operator of the layer;
     // where its kernels are shorter, the GPU waits for it.
     let (ops_fwd, ops_bwd) = layer_ops(model);
-    let (ops_fwd, ops_bwd) = if fp8 {
+    let (ops_fwd, ops_bwd) = if eager_fp8 {
+        (ops_fwd + EAGER_FP8_OPS.0, ops_bwd + EAGER_FP8_OPS.1)
+    } else if fp8 {
         (ops_fwd + FP8_OPS.0, ops_bwd + FP8_OPS.1)
     } else {
         (ops_fwd, ops_bwd)

@@ -60,7 +60,8 @@ pub fn linear_format(hw: &Hardware, a: &Assumptions) -> kernels::Format {
 
 /// Bytes per token one layer's FP8 casts move on one of `tensor` ranks,
 /// (forward, backward), as Transformer Engine runs them under `compute`
-/// ([`Compute::cast_bytes`]; per-tensor delayed scaling's figures here):
+/// (`bytes`: [`Compute::cast_bytes`], or eager PyTorch's,
+/// [`EAGER_FP8_CAST_BYTES`]; per-tensor delayed scaling's figures here):
 /// forward, the attention projection's and the second MLP GEMM's inputs
 /// (split over the tensor ranks) read in BF16 and written in FP8, 3 bytes
 /// an element, and the normalized inputs of the QKV and first MLP GEMMs
@@ -69,8 +70,11 @@ pub fn linear_format(hw: &Hardware, a: &Assumptions) -> kernels::Format {
 /// bytes. A mixture's routed experts count their k copies. FP8 weights
 /// (`fp8_params`) need no cast.
 #[must_use]
-pub fn fp8_casts(model: &ModelShape, tensor: f64, compute: Compute) -> (f64, f64) {
-    let (unfused, fused, gradient) = compute.cast_bytes();
+pub fn fp8_casts(
+    model: &ModelShape,
+    tensor: f64,
+    (unfused, fused, gradient): (f64, f64, f64),
+) -> (f64, f64) {
     let t = tensor.max(1.0);
     let dm = model.width() as f64;
     let attn = model.attention_width() as f64;
@@ -89,6 +93,38 @@ pub fn fp8_casts(model: &ModelShape, tensor: f64, compute: Compute) -> (f64, f64
         gradient * ((qkv + gate * ffn) / t + 2.0 * dm),
     )
 }
+
+/// Bytes one element's FP8 cast moves when eager PyTorch runs it op by op,
+/// as torchao's `Float8Linear` (`tensorwise`) does without `torch.compile`
+/// (`hp_tensor_to_float8_dynamic`: `x.abs()` 4, `.amax()` 2,
+/// `.to(float32)` 6, `× scale` 8, `.clamp(±max)` 8, `.to(float8)` 5, from
+/// bf16; from an fp32 input, autocast's norms', the `.to` is free and the
+/// rest move the same 33), each a kernel, where Transformer Engine's fused
+/// kernel moves 5 ([`Compute::cast_bytes`]). The step charges them on the
+/// elements [`fp8_casts`] counts (every linear's input forward, every
+/// output gradient backward) and on the layer's weights every forward,
+/// with 2 bytes more an element for the copy into the layout
+/// `torch._scaled_mm` takes (`.t().contiguous()`) and, with biases, 4 an
+/// output element for the bias added by its own kernel (cuBLAS's epilogue
+/// added it in BF16). The FP8 tensors are kept for the backward, as
+/// torchao's tensorwise path keeps them
+/// (`manual_float8_matmul_with_args_in_float8`).
+pub const EAGER_FP8_CAST_BYTES: f64 = 33.0;
+
+/// Fraction of the memory bandwidth an eager FP8 cast's kernels reach:
+/// one H200 ran PyTorch 2.11's eager current-scaling cast (`abs`, `amax`,
+/// the scale, `× scale`, `.to(float8)`: 13 bytes an element) over 2²⁸ bf16
+/// elements at 341 GB/s of input, 2.2 TB/s of the 4.8
+/// (`calibration/h200-2026-11-26/shapes.json`, `fp8_cast`): the amax at
+/// 0.8, the scaled cast at a third. Copies reach 0.7
+/// ([`crate::cost::kernels::Curves::memory`]).
+pub const EAGER_FP8_CAST_EFFICIENCY: f64 = 0.46;
+
+/// Operators eager FP8 adds to a layer, (forward, backward): per linear,
+/// nine for each of the two casts (the amax, the scale's arithmetic, the
+/// scaled cast) and the bias, then nine for the gradient's cast and three
+/// layout copies.
+pub const EAGER_FP8_OPS: (f64, f64) = (76.0, 48.0);
 
 /// Operators Transformer Engine adds to a layer under FP8, (forward,
 /// backward): the two unfused input casts, and the four output gradients'
