@@ -324,8 +324,11 @@ pub(crate) struct PracticeArgs {
     pub(crate) cross_entropy: Option<String>,
     /// The framework whose memory is counted: megatron-core (default),
     /// megatron-2022, torchtitan, pytorch-fsdp, pytorch (plain AMP) or
-    /// deepspeed. It sets the state's formats, the layer's code, dropout
-    /// and the loss; other flags override it
+    /// deepspeed. It sets the state's formats, the layer's code, dropout,
+    /// the loss, the attention kernel, the FP8 casts and, in evaluate, the
+    /// sharding (FSDP: ZeRO-3); other flags override it. llm-foundry's
+    /// published MPT benchmarks (2023) ran pytorch-fsdp with --attention
+    /// triton
     #[arg(long)]
     pub(crate) framework: Option<String>,
     /// Gradients kept and reduced in fp32 or bf16 (Megatron-Core's

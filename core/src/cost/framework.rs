@@ -194,6 +194,18 @@ impl Framework {
         )
     }
 
+    /// Does its FP8 run eager PyTorch's per-tensor casts, op by op, when
+    /// uncompiled ([`crate::cost::step::EAGER_FP8_CAST_BYTES`])? torchao's
+    /// `Float8Linear`, torchtitan's float8 and plain PyTorch's, does; the
+    /// others run Transformer Engine's fused casts: Megatron-Core,
+    /// Megatron-DeepSpeed, and FSDP as Composer / llm-foundry (`fc_type:
+    /// te`), Hugging Face Accelerate (`fp8_backend="te"`) and Lightning
+    /// (`precision="transformer-engine"`) run FP8.
+    #[must_use]
+    pub fn eager_fp8_casts(self) -> bool {
+        matches!(self, Self::Torchtitan | Self::Pytorch)
+    }
+
     /// Does its full recomputation stop early? Plain scripts call
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
     /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):

@@ -203,11 +203,11 @@ pub fn step_time_shaped(
     // bandwidth, and dispatches those kernels too.
     let fp8 = a.compute.is_fp8() && fp8_peak(&hw.gpu).is_some();
     // Without Transformer Engine and uncompiled (torchao's `Float8Linear`
-    // in eager PyTorch) the per-tensor casts run op by op
+    // in eager PyTorch: `Framework::eager_fp8_casts`) the per-tensor casts run op by op
     // ([`eager_fp8_casts`]), and each forward casts the layer's weights.
     let eager_fp8 = fp8
         && !a.compiled
-        && !a.framework.fp8_keeps_fp8_copies()
+        && a.framework.eager_fp8_casts()
         && matches!(a.compute, Compute::Fp8 | Compute::Fp8Current);
     let layer_traffic = layer_traffic
         + if fp8 {
