@@ -37,9 +37,14 @@ fn step(gpu: hardware::Gpu, c: Compute) -> Result<f64, Error> {
         framework: plan3d_core::cost::framework::Framework::Torchtitan,
         ..Assumptions::PRACTICE
     };
-    // torchtitan runs float8 compiled (its float8 docs): Inductor fuses
-    // the casts as Transformer Engine does; eager, they run op by op.
-    let a = a.framework.apply(a).with_compiled(true);
+    // torchtitan's state, layer and FSDP, with Transformer Engine's casts
+    // (the recipes compared here are TE's; torchao adds its layout copies
+    // and weight casts to the per-tensor ones: `fp8_steps_pay_their_casts`).
+    let a = plan3d_core::cost::framework::Framework::Torchtitan.apply(a);
+    let a = Assumptions {
+        framework: plan3d_core::cost::framework::Framework::MegatronCore,
+        ..a
+    };
     evaluate_with(&m, &eight(gpu), &cfg, &a).map(|e| e.time.0 / e.steps)
 }
 

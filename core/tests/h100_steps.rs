@@ -223,11 +223,13 @@ const FP8_COMPILED: &str =
 /// Eager, the casts run op by op and the FP8 step is 1.6–2.1× slower
 /// than BF16's (measured); before this model plan3d charged Transformer
 /// Engine's fused casts and called them 1.01–1.16× faster (−41 to −54 %).
-/// Now: median ≤ 8 %, worst ≤ 10 %, and every eager FP8 step slower than
-/// its BF16 step, as measured. Compiled, Inductor fuses the casts: within
-/// 8 %; the compiled BF16 steps of these GPT layers are 8–17 % slow (the
-/// fp32 residual stream's casts that Inductor fuses are not modelled for
-/// the plain layer), printed and held under 18 %.
+/// Now: median ≤ 8 %, worst ≤ 10 %. Compiled, Inductor fuses the casts
+/// (Transformer Engine's bytes and the layout copies): within 5 %. FP8 is
+/// slower than BF16 wherever it was measured slower (eager everywhere,
+/// compiled at 125M and 350M) and faster where faster (compiled 1.3B).
+/// The compiled BF16 steps, whose fp32 residual stream Inductor fuses
+/// ([`plan3d_core::cost::saved::compiled_saving_per_token`]), within 7 %
+/// (8–17 % slow before it).
 #[test]
 fn fp8_steps_pay_their_casts() {
     let mut rows = Vec::new();
@@ -261,9 +263,8 @@ fn fp8_steps_pay_their_casts() {
         seconds.insert((name, compiled, precision == "bf16"), (step, measured));
         match (compiled, precision) {
             (false, "fp8-current") => eager_fp8.push(err.abs()),
-            (true, "fp8-current") => assert!(err.abs() < 0.08, "{name}: {err}"),
-            (true, _) => assert!(err.abs() < 0.18, "{name}: {err}"),
-            _ => assert!(err.abs() < 0.08, "{name}: {err}"),
+            (true, "fp8-current") => assert!(err.abs() < 0.05, "{name}: {err}"),
+            _ => assert!(err.abs() < 0.07, "{name}: {err}"),
         }
     }
     assert_eq!(eager_fp8.len(), 6);
@@ -275,13 +276,54 @@ fn fp8_steps_pay_their_casts() {
     );
     assert!(median < 0.08 && worst < 0.10, "{median} {worst}");
     for (&(name, compiled, bf16), &(fp8_step, fp8_measured)) in &seconds {
-        if bf16 || compiled {
+        if bf16 {
             continue;
         }
-        let (bf16_step, bf16_measured) = seconds[&(name, false, true)];
-        assert!(
-            fp8_measured > bf16_measured && fp8_step > bf16_step,
-            "{name}"
+        let (bf16_step, bf16_measured) = seconds[&(name, compiled, true)];
+        assert_eq!(
+            fp8_measured > bf16_measured,
+            fp8_step > bf16_step,
+            "{name} {compiled}"
         );
     }
+}
+
+/// Whole compiled steps on one H200 (`calibration/h200-2026-11-25/
+/// memory_compiled.json`, PyTorch 2.11, plain AMP; not fitted on): GPT
+/// 350M and the 2.7B's 8-layer slice with GPT-2's 50 257-entry vocabulary,
+/// whose logit GEMM Inductor pads to a multiple of 8 (`shape_padding`:
+/// eager it runs cuBLAS's unaligned fallback), and a Llama 3B slice
+/// without and with full recomputation. Before the padding and the fused
+/// residual stream: +43 %, +66 %, +11 %, +13 %; now within 8 %.
+#[test]
+fn compiled_steps_on_the_h200() {
+    let v: Value = serde_json::from_str(include_str!(
+        "../../calibration/h200-2026-11-25/memory_compiled.json"
+    ))
+    .unwrap();
+    let mut n = 0;
+    for r in v["phases"].as_array().unwrap() {
+        // Its Llama rows are gated (SwiGLU), as `measure_steps.py`'s.
+        let mut r = r.clone();
+        r["gated"] = r["llama"].clone();
+        let r = &r;
+        let request = format!(
+            r#"{{ {}, "gpu": "h200", "node_size": 8, "micro_batch": {}, "recompute": "{}",
+                "zero": "0", "framework": "pytorch", "compile": true }}"#,
+            shape_of(r),
+            r["micro_batch"],
+            r["recompute"].as_str().unwrap()
+        );
+        let step = evaluate(&request)["step_seconds"].as_f64().unwrap();
+        let err = step / r["step_s"].as_f64().unwrap() - 1.0;
+        println!(
+            "{} mb {}: {:+.1} %",
+            r["model"],
+            r["micro_batch"],
+            100.0 * err
+        );
+        assert!(err.abs() < 0.08, "{}: {err}", r["model"]);
+        n += 1;
+    }
+    assert_eq!(n, 4);
 }

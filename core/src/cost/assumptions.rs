@@ -496,6 +496,14 @@ pub struct Assumptions {
 pub const DEFAULT_EXPERT_IMBALANCE: f64 = 1.1;
 
 impl Assumptions {
+    /// [`Self::compiled`] as the cost model reads it: without the `knobs`
+    /// feature (the page's build, which has no compile switch) false, so
+    /// that what compiling changes stays out of the page's wasm.
+    #[must_use]
+    pub fn compiled_layers(&self) -> bool {
+        cfg!(feature = "knobs") && self.compiled
+    }
+
     /// These knobs with the layers compiled by `torch.compile` (or not):
     /// eager code's extra kernels fused away
     /// ([`crate::cost::saved::eager_extra_per_token`]), a layer keeping

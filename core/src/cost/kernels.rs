@@ -261,6 +261,9 @@ impl Curves {
             AttentionKernel::Cudnn => return self,
             AttentionKernel::Fa2 if ampere => AMPERE_FA2,
             AttentionKernel::Fa2 => HOPPER_FA2,
+            // The page cannot pick a kernel: without the `knobs` feature
+            // FlashAttention-1's curves stay out of its wasm.
+            AttentionKernel::Fa1 if !cfg!(feature = "knobs") => return self,
             AttentionKernel::Fa1 => {
                 self.head_exponent = 0.0;
                 if ampere {

@@ -310,6 +310,32 @@ pub fn eager_extra_per_token(model: &ModelShape, code: LayerCode, compiled: bool
     }
 }
 
+/// Element-wise bytes per token of one plain layer (`LayerCode::Plain`:
+/// `measure_steps.py`'s block, nanoGPT) under autocast that
+/// `torch.compile` fuses away, (forward, backward), counted kernel by
+/// kernel on its residual stream, which autocast leaves in fp32. Eager,
+/// each norm reads and writes fp32 (8·d_m) and autocast casts its output
+/// for the next linear (6·d_m), and each residual add reads fp32 and
+/// bf16 and writes fp32 (10·d_m); compiled, a residual add, the next norm
+/// and its cast are one kernel (12·d_m): 24·d_m less forward. Backward,
+/// eager runs each norm's backward (12·d_m), the cast's (6·d_m), the
+/// residual gradient's sum (12·d_m) and the add's cast (6·d_m) apart, and
+/// the biases' gradients as reductions of their own (18·d_m), where
+/// compiled they share two kernels of 16·d_m and the bias reductions
+/// fold in (10·d_m): 48·d_m less. A gated MLP has no biases but fuses
+/// SiLU and the product (forward 10·d_I → 6·d_I, backward 16·d_I →
+/// 10·d_I): 24·d_m + 4·d_I forward, 40·d_m + 6·d_I backward.
+#[must_use]
+pub fn compiled_saving_per_token(model: &ModelShape) -> (f64, f64) {
+    let dm = model.width() as f64;
+    if model.gated_mlp {
+        let ffn = f64::from(model.ffn);
+        (24.0 * dm + 4.0 * ffn, 40.0 * dm + 6.0 * ffn)
+    } else {
+        (24.0 * dm, 48.0 * dm)
+    }
+}
+
 /// What torchtitan's per-op selective activation checkpointing keeps per
 /// token of a layer, as (replicated, split): the layer's input (its
 /// checkpoint, 2·d_m) and the outputs of the ops its policy saves — every

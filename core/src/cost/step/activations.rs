@@ -68,7 +68,7 @@ pub fn saved_per_token(model: &ModelShape, a: &Assumptions) -> (f64, f64, f64) {
     let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
     // Eager code compiled: Inductor's partition saves its own set;
     // Transformer Engine's and Korthikanti's layers are fused already.
-    if a.compiled && !matches!(code, LayerCode::Fused | LayerCode::Megatron2022) {
+    if a.compiled_layers() && !matches!(code, LayerCode::Fused | LayerCode::Megatron2022) {
         return crate::cost::saved::per_token_compiled(
             model,
             a.weight_casts,

@@ -178,11 +178,24 @@ pub fn step_time_shaped(
     // RMSNorm, the rotary embedding): each forward pass, and twice that
     // in the backward (autograd runs about two kernels for each one),
     // as measured against the same ops compiled.
+    let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
     let layer_traffic = layer_traffic + {
-        let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
-        let (rep_x, split_x) = crate::cost::saved::eager_extra_per_token(model, code, a.compiled);
+        let (rep_x, split_x) =
+            crate::cost::saved::eager_extra_per_token(model, code, a.compiled_layers());
         (rep_x / t_sp + split_x / t) * tokens * (forwards + 2.0)
     };
+    // Compiled, the plain layer's fp32 residual stream under autocast
+    // (plain PyTorch AMP) runs fused: what the fitted traffic counts as
+    // eager kernels comes off.
+    let layer_traffic = layer_traffic
+        - if a.compiled_layers() && a.weight_casts && code == crate::cost::saved::LayerCode::Plain {
+            // Bytes at the memory-bound kernels' fraction of the
+            // bandwidth, as autocast's casts.
+            let (fwd, bwd) = crate::cost::saved::compiled_saving_per_token(model);
+            (forwards * fwd + bwd) * tokens / memory_efficiency(hw, a)
+        } else {
+            0.0
+        };
     // Autocast's casts of fp32 weights (plain PyTorch AMP): each forward
     // reads a layer's fp32 weights and writes their bf16 copies (6 bytes
     // a weight), each backward turns the bf16 weight gradients into the
@@ -202,19 +215,29 @@ pub fn step_time_shaped(
     // ([`fp8_casts`]), at the memory-bound kernels' fraction of the
     // bandwidth, and dispatches those kernels too.
     let fp8 = a.compute.is_fp8() && fp8_peak(&hw.gpu).is_some();
-    // Without Transformer Engine and uncompiled (torchao's `Float8Linear`
-    // in eager PyTorch: `Framework::eager_fp8_casts`) the per-tensor casts run op by op
-    // ([`eager_fp8_casts`]), and each forward casts the layer's weights.
-    let eager_fp8 = fp8
-        && !a.compiled
+    // torchao's `Float8Linear` (`Framework::eager_fp8_casts`: no
+    // Transformer Engine) casts each linear's input, weight and output
+    // gradient and copies the FP8 operands of the backward GEMMs into the
+    // layout `torch._scaled_mm` takes (2 bytes an element); uncompiled the
+    // casts run op by op ([`EAGER_FP8_CAST_BYTES`]) and a bias is added
+    // by its own kernel, compiled Inductor fuses them into Transformer
+    // Engine's bytes.
+    let torchao = fp8
         && a.framework.eager_fp8_casts()
         && matches!(a.compute, Compute::Fp8 | Compute::Fp8Current);
+    let eager_fp8 = torchao && !a.compiled_layers();
     let layer_traffic = layer_traffic
         + if fp8 {
             let memory = memory_efficiency(hw, a);
-            let cast = EAGER_FP8_CAST_BYTES * memory / EAGER_FP8_CAST_EFFICIENCY;
-            let bias = if model.biases { 4.0 } else { 0.0 };
-            let (bytes, weights) = if eager_fp8 {
+            let (bytes, weights) = if torchao {
+                let (cast, bias) = if eager_fp8 {
+                    (
+                        EAGER_FP8_CAST_BYTES * memory / EAGER_FP8_CAST_EFFICIENCY,
+                        if model.biases { 4.0 } else { 0.0 },
+                    )
+                } else {
+                    (a.compute.cast_bytes().0, 0.0)
+                };
                 (
                     (cast + 2.0, cast + 2.0, cast + 2.0 + bias),
                     weights * (forwards * cast + 2.0),

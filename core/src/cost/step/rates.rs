@@ -221,8 +221,14 @@ pub fn shaped_rates(
             // Megatron pads the vocabulary to a multiple of 128 per tensor
             // rank (`--make-vocab-size-divisible-by`); the others keep it.
             let v = f64::from(v);
+            // Compiled, Inductor pads a compute-bound GEMM's unaligned
+            // dimension to a multiple of 8 (`shape_padding`, on by default:
+            // `torch/_inductor/fx_passes/pad_mm.py`), so an odd vocabulary
+            // (GPT-2's 50 257) escapes cuBLAS's unaligned fallback.
             let n = if a.framework.pads_vocabulary() {
                 crate::math::ceil(v / (128.0 * t)) * 128.0
+            } else if a.compiled_layers() {
+                crate::math::ceil(v / (8.0 * t)) * 8.0
             } else {
                 v / t
             };
