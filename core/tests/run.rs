@@ -436,3 +436,36 @@ fn a_dualpipe_run_with_a_ramp_runs_small_phases_on_zb_h1() {
 fn a_zb_v_run_with_a_ramp_runs_small_phases_on_zb_h1() {
     ramp_on(plan3d_core::cost::PipelineSchedule::ZbV, "at least 31");
 }
+
+/// A global batch of 2³⁰ sequences (and a run whose ramp ends at 8 Ti
+/// tokens a batch) is planned at once: the search takes the divisors of
+/// the batch by trial division up to its square root. Trying every number
+/// up to it took minutes (found by the `run_request` fuzzer); the plan
+/// found splits the batch exactly.
+#[cfg(feature = "serde")]
+#[test]
+fn a_billion_sequence_batch_is_planned() {
+    let out = plan3d_core::api::json::call(
+        "plan",
+        r#"{ "model": "llama-3.1-70b", "global_batch": 1073741824 }"#,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = &v;
+    let n = |k: &str| e[k].as_u64().unwrap();
+    assert_eq!(
+        n("data") * n("micro_batch") * n("micro_batches"),
+        1 << 30,
+        "{e}"
+    );
+    // The run plans at the ramp's last batch, 2³⁰ of Llama's 8 K-token
+    // sequences, at once, and says in words why it never finishes: a
+    // step on so many GPUs outlasts their mean time between
+    // interruptions.
+    let run = plan3d_core::api::json::call(
+        "run",
+        r#"{ "model": "llama-3.1-70b", "batch_ramp": "0B:8Mi,1001B:8Ti" }"#,
+    )
+    .unwrap_err();
+    assert!(run.0.contains("never finishes"), "{}", run.0);
+}

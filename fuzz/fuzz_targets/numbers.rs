@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(ramp) = parse_ramp(&text) {
         assert_eq!(ramp[0].start_tokens, 0.0);
-        assert!(ramp.windows(2).all(|w| w[0].start_tokens < w[1].start_tokens));
+        assert!(ramp
+            .windows(2)
+            .all(|w| w[0].start_tokens < w[1].start_tokens));
         assert!(ramp.iter().all(|r| r.batch_tokens >= 1.0));
     }
     if let Ok(ramp) = page_ramp(&text) {

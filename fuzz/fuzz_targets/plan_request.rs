@@ -3,23 +3,11 @@
 //! words, and a practice "no plan" says why.
 #![no_main]
 
+mod common;
+
+use common::too_big;
 use libfuzzer_sys::fuzz_target;
 use plan3d_core::api::{self, request::PlanRequest};
-
-/// An X[x] model past X1024 (above ~200 T parameters) or a custom one of
-/// thousands of layers: the practice search's "no plan" for it tries every
-/// pipeline degree up to thousands of stages and takes seconds natively
-/// (`plan3d run --model x3600`: 15 s), minutes under this harness's
-/// instrumentation, which stalled a 15-second CI run once. The fuzzer
-/// looks for panics and wrong answers, not speed: it skips them.
-fn too_big(m: &plan3d_core::api::request::ModelRequest) -> bool {
-    let x = m
-        .model
-        .as_deref()
-        .and_then(|s| s.trim().strip_prefix(['x', 'X']))
-        .and_then(|n| n.parse::<u64>().ok());
-    x.is_some_and(|x| x > 1024) || m.layers.is_some_and(|l| l > 2048)
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(r) = serde_json::from_slice::<PlanRequest>(data) else {

@@ -39,7 +39,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cost::{evaluate_with, AssumptionSet, Config, Method, Zero};
+use crate::cost::{evaluate_with, AssumptionSet, Config, Method};
 use crate::error::Error;
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
@@ -222,26 +222,8 @@ fn evaluation_of(
     let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     let p = &r.practice;
-    // No method and no stage named: the framework's own sharding
-    // (FSDP shards everything, DDP nothing); a stage alone picks the
-    // method that admits it.
     let given_zero = p.zero.as_deref().map(zero_stage).transpose()?;
-    let (method, default_zero) = if r.method.is_empty() {
-        match given_zero {
-            _ if !practice => (Method::Baseline, Zero::None),
-            Some(z) if z.stage() == 3 => (Method::Partitioned, z),
-            Some(z) => (Method::Baseline, z),
-            None => a.framework.sharding(),
-        }
-    } else {
-        let m = method(&r.method)?;
-        let z = if practice && (m != Method::Baseline || a.framework.sharding().1 != Zero::None) {
-            Zero::One
-        } else {
-            Zero::None
-        };
-        (m, z)
-    };
+    let (method, default_zero) = parse::sharding(&r.method, given_zero, a.framework, practice)?;
     let mut cfg = Config {
         method,
         data: r.data,

@@ -455,6 +455,36 @@ pub(super) fn recomputation(
     }
 }
 
+/// The method and the default ZeRO stage of an `evaluate` request. No
+/// method and no stage named: the framework's own sharding
+/// ([`crate::cost::framework::Framework::sharding`]: FSDP shards
+/// everything, DDP nothing); a stage alone picks the method that admits
+/// it; an explicit method keeps practice's stage 1 (none under DDP's
+/// baseline, none in the paper setting).
+pub(super) fn sharding(
+    method_name: &str,
+    zero: Option<Zero>,
+    framework: crate::cost::framework::Framework,
+    practice: bool,
+) -> Result<(Method, Zero), ApiError> {
+    if !method_name.is_empty() {
+        let m = method(method_name)?;
+        let ddp = framework.sharding() == (Method::Baseline, Zero::None);
+        let z = if !practice || (ddp && m == Method::Baseline) {
+            Zero::None
+        } else {
+            Zero::One
+        };
+        return Ok((m, z));
+    }
+    Ok(match zero {
+        _ if !practice => (Method::Baseline, Zero::None),
+        Some(z) if z.stage() == 3 => (Method::Partitioned, z),
+        Some(z) => (Method::Baseline, z),
+        None => framework.sharding(),
+    })
+}
+
 /// The configuration a report describes, exactly: every field of
 /// [`Config`] is in [`EvaluationReport`] by name.
 pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
