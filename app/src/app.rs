@@ -76,7 +76,8 @@ pub fn shown(
     let m = inputs.with(|i| i.method);
     outputs.with(|o| {
         let o = (*o.0).as_ref().ok()?;
-        optimum.with(|opt| planner::shown(o, m, opt.0.as_ref().as_ref()))
+        let ships = inputs.with(Inputs::framework_used).shipped();
+        optimum.with(|opt| planner::shown(o, m, opt.0.as_ref().as_ref(), ships))
     })
 }
 

@@ -40,7 +40,8 @@ fn main() {
             continue;
         };
         let opt = planner::practice_optimum(&i, &o);
-        let Some(shown) = planner::shown(&o, i.method, opt.as_ref()) else {
+        let Some(shown) = planner::shown(&o, i.method, opt.as_ref(), i.framework_used().shipped())
+        else {
             continue;
         };
         let t0 = Instant::now();

@@ -370,7 +370,7 @@ pub fn Controls(
                         let name = m.map_or(plan3d_core::state::FASTEST, |m| m.name());
                         let label = move || match m {
                             None => "the fastest plan found",
-                            Some(m) => plan3d_core::planner::method_label(m, inputs.with(Inputs::practice), false),
+                            Some(m) => plan3d_core::planner::method_label_for(m, inputs.with(Inputs::practice), false, inputs.with(Inputs::framework_used)),
                         };
                         view! {
                             <label class="p3-radio">

@@ -91,7 +91,7 @@ pub fn NetworkNeeds(
     crate::dom::markup("p3-exposed-rows", exposed_view);
     view! {
         <section class="p3-card" aria-labelledby="p3-net-h">
-            <h2 id="p3-net-h">"Network of the "{move || selected().map_or("", |p| planner::method_label(p.method, practice(), false))}" plan"</h2>
+            <h2 id="p3-net-h">"Network of the "{move || selected().map_or("", |p| planner::method_label_for(p.method, practice(), false, inputs.with(Inputs::framework_used)))}" plan"</h2>
             <div class="p3-scroll" class:p3-hidden=move || !practice()>
                 <p class="p3-note">"Each kind of traffic and the time it adds to a step once overlap has hidden what it can (the practice model's step)."</p>
                 <table class="p3-table p3-wrap" data-testid="exposed">

@@ -2,6 +2,7 @@
 //! optimum, the headline, and "Why this plan".
 
 use leptos::prelude::*;
+use plan3d_core::cost::framework::Framework;
 use plan3d_core::{
     planner::{self},
     search::Plan,
@@ -45,7 +46,7 @@ fn note_row(h: &mut String, cls: &str, text: &str) {
 /// cell). Columns marked `p3-opt2` (batch, offload, HFU, tokens/s) give
 /// way on a laptop-wide card, `p3-opt` on narrow screens and embeds; the
 /// plan's shape, GPUs, MFU and days stay.
-pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
+pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan, fw: Framework) {
     use std::fmt::Write as _;
     let e = p.evaluation;
     let m = e.config.method;
@@ -64,7 +65,7 @@ pub fn plan_row(h: &mut String, name: &str, cls: &str, p: &Plan) {
     let label = if name == "optimum" {
         format!("best found: {}", m.label())
     } else {
-        planner::method_label(m, practice, false).to_string()
+        planner::method_label_for(m, practice, false, fw).to_string()
     };
     let _ = write!(
         h,
@@ -111,6 +112,7 @@ pub fn Plans(
     let rows = move || {
         use std::fmt::Write as _;
         let practice = practice();
+        let fw = inputs.with(Inputs::framework_used);
         let shown_method = shown().map(|s| s.plan.method);
         let mut h = String::with_capacity(2048);
         outputs.with(|o| {
@@ -119,14 +121,14 @@ pub fn Plans(
                 let name = pm.name();
                 let cls = if Some(*pm) == shown_method { "p3-row p3-row--selected" } else { "p3-row" };
                 match p {
-                    Ok(p) => plan_row(&mut h, name, cls, p),
+                    Ok(p) => plan_row(&mut h, name, cls, p, fw),
                     Err(err) => {
                         let _ = write!(
                             h,
                             "<tr class=\"{cls}\" data-testid=\"plan-{name}\">\
                              <th scope=\"row\" title=\"the paper\u{2019}s \u{201c}{name}\u{201d} method\">{}</th>\
                              <td colspan=\"11\">{}</td></tr>",
-                            planner::method_label(*pm, practice, false),
+                            planner::method_label_for(*pm, practice, false, fw),
                             esc(&err.to_string())
                         );
                     }
@@ -143,7 +145,7 @@ pub fn Plans(
                     let vs_rules = o.rules_against(r).map(|p| {
                         (p.evaluation.config.method, planner::standing(p, r, &o.constraints))
                     });
-                    plan_row(&mut h, "optimum", "p3-row p3-row--optimum", &r.best);
+                    plan_row(&mut h, "optimum", "p3-row p3-row--optimum", &r.best, fw);
                     let searched = format!("Exhaustive search over every configuration ({} evaluated)", r.evaluated);
                     let rules = |m: Method| {
                         if m == e.config.method {
@@ -244,7 +246,8 @@ pub fn Plans(
     let headline = move || {
         let searching = optimum.with(|o| o.0.is_none());
         let practice = practice();
-        let label = move |m: Method| planner::method_label(m, practice, true);
+        let fw = inputs.with(Inputs::framework_used);
+        let label = move |m: Method| planner::method_label_for(m, practice, true, fw);
         let (params, gpu_mem) = outputs.with(|o| {
             let o = (*o.0).as_ref().ok()?;
             Some((o.model.params_exact(), o.hardware.gpu.memory.get()))

@@ -324,3 +324,45 @@ fn no_plan_says_why_and_what_would_work() {
     );
     assert_eq!(f(&v, "micro_batch"), 3.0);
 }
+
+/// Without `--method`, a plan keeps to the methods its framework ships:
+/// plain PyTorch's DDP (nothing sharded), Megatron-LM 2022's
+/// Megatron-style layout with at most ZeRO-1, torchtitan's and PyTorch
+/// FSDP's ZeRO-3; where none of them has a plan the answer is another
+/// method's, and a line says which had none and why.
+#[test]
+fn a_plan_keeps_to_the_framework() {
+    let base = "plan --model llama-3.1-8b --gpu h100-sxm --node-size 8 --gpus 8";
+    let v = json_words(
+        "plan --model mistral-7b --seq-len 1024 --gpu h200 --node-size 8 --gpus 8 --framework pytorch",
+    );
+    assert_eq!(
+        (v["method"].as_str(), v["zero"].as_str()),
+        (Some("baseline"), Some("0"))
+    );
+    let v = json_words(&format!("{base} --framework megatron-2022"));
+    assert_eq!(
+        (v["method"].as_str(), v["zero"].as_str()),
+        (Some("baseline"), Some("1"))
+    );
+    for fw in ["torchtitan", "pytorch-fsdp"] {
+        let v = json_words(&format!("{base} --framework {fw}"));
+        assert_eq!(v["method"], "partitioned", "{fw}");
+    }
+    // DDP would need 138 GiB a GPU: FSDP's plan, said as such.
+    let v = json_words(&format!("{base} --framework pytorch"));
+    assert_eq!(v["method"], "partitioned");
+    let out = plan3d_words(&format!("{base} --framework pytorch"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("plain PyTorch AMP has no plan with data parallel (DDP): memory:")
+            && text.contains("this is the fastest plan of a method it does not ship"),
+        "{text}"
+    );
+    assert!(text.contains("\ndata parallel (DDP) "), "{text}");
+    // An explicit method keeps meaning what it meant.
+    let v = json_words(&format!(
+        "{base} --framework pytorch-fsdp --method baseline"
+    ));
+    assert_eq!(v["method"], "baseline");
+}

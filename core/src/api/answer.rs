@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use super::report::{EvaluationReport, PlanReport, StageReport};
 use super::request::{EvaluateRequest, PlanRequest, RunRequest};
 use super::{assumptions_of, shape, ApiError};
+use crate::cost::framework::Framework;
 use crate::cost::{AssumptionSet, Method};
 use crate::model::ModelShape;
 use crate::planner;
@@ -74,6 +75,22 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
             }
         }
     }
+    let fw = framework_of(e);
+    // With no method asked for, a plan of a method the framework does not
+    // ship is the answer only when none it ships has one: say so.
+    if practice && r.method.trim().is_empty() {
+        let ships = fw.shipped();
+        if Method::parse(&e.method).is_ok_and(|meth| !ships.contains(&meth)) {
+            if let Some((meth, Err(err))) = rows.iter().find(|(m, _)| ships.contains(m)) {
+                out.push(format!(
+                    "{} has no plan with {}: {}; this is the fastest plan of a method it does not ship.",
+                    fw.label(),
+                    planner::method_label_for(*meth, practice, false, fw),
+                    closest(&err.0)
+                ));
+            }
+        }
+    }
     if let Some(line) = published(r, &m, e) {
         out.push(line);
     }
@@ -92,7 +109,7 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
         "GiB/GPU"
     ));
     for (meth, p) in &rows {
-        let name = planner::method_label(*meth, practice, false);
+        let name = planner::method_label_for(*meth, practice, false, fw);
         out.push(match p {
             Ok(p) => {
                 let q = &p.evaluation;
@@ -435,8 +452,13 @@ fn model_name(name: &Option<String>, m: &ModelShape) -> String {
 fn label_of(e: &EvaluationReport, practice: bool) -> String {
     Method::parse(&e.method).map_or_else(
         |_| e.method.clone(),
-        |meth| planner::method_label(meth, practice, false).to_string(),
+        |meth| planner::method_label_for(meth, practice, false, framework_of(e)).to_string(),
     )
+}
+
+/// The framework a report was counted with (the default when unnamed).
+fn framework_of(e: &EvaluationReport) -> Framework {
+    Framework::parse(&e.framework).unwrap_or_default()
 }
 
 /// DP × PP × TP, with the context and expert degrees where used.
@@ -542,6 +564,21 @@ fn stage_parts(s: &StageReport) -> String {
 }
 
 /// An error's first clause, for a table cell.
+/// What stops the closest configuration of a search with no plan ("memory:
+/// … needs 138 GiB …"), else its first clause.
+fn closest(s: &str) -> &str {
+    s.split_once("Closest: ").map_or_else(
+        || first_clause(s),
+        |(_, c)| c.split("; with ").next().unwrap_or(c),
+    )
+}
+
 fn first_clause(s: &str) -> &str {
-    s.split(": ").next().unwrap_or(s)
+    let s = s.strip_prefix("no plan: ").unwrap_or(s);
+    let end = [": ", ". ", " ("]
+        .iter()
+        .filter_map(|p| s.find(p))
+        .min()
+        .unwrap_or(s.len());
+    &s[..end]
 }

@@ -399,7 +399,7 @@ fn plan_with(
         let p = &r.practice;
         let chosen;
         let methods: &[Method] = if method_name.is_empty() {
-            &planner::SHIPPED
+            a.framework.shipped()
         } else if method_name.eq_ignore_ascii_case("any") {
             &search::PRACTICE_METHODS
         } else {

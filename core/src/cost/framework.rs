@@ -231,6 +231,25 @@ impl Framework {
         !matches!(self, Self::Pytorch | Self::PytorchFsdp)
     }
 
+    /// The methods it ships, which the practice search tries by default
+    /// and the page's headline picks from: Megatron-Core's 3D parallelism
+    /// with the distributed optimizer and its Megatron-FSDP
+    /// (`megatron/core/distributed/fsdp/`, `--use-megatron-fsdp`);
+    /// DeepSpeed's ZeRO-1/2 with its pipeline engine and ZeRO-3
+    /// (`deepspeed/runtime/zero/`); Megatron-LM 2022's 3D parallelism
+    /// alone; torchtitan's and PyTorch's FSDP (ZeRO-3: `fully_shard`,
+    /// `FULL_SHARD`; with torchtitan's TP, PP and CP); plain PyTorch's DDP,
+    /// which replicates the whole state.
+    #[must_use]
+    pub fn shipped(self) -> &'static [crate::cost::Method] {
+        use crate::cost::Method;
+        match self {
+            Self::MegatronCore | Self::Deepspeed => &[Method::Baseline, Method::Partitioned],
+            Self::Megatron2022 | Self::Pytorch => &[Method::Baseline],
+            Self::Torchtitan | Self::PytorchFsdp => &[Method::Partitioned],
+        }
+    }
+
     /// How it shards the training state when a configuration names neither
     /// a method nor a ZeRO stage (`plan3d evaluate` without `--method` or
     /// `--zero`): torchtitan and PyTorch FSDP shard everything (FSDP2's

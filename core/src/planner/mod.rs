@@ -11,7 +11,8 @@ mod why;
 
 pub use notes::{corrections, published_batch_plan, scaling_offset};
 pub use shown::{
-    method_label, proposal, shown, slowdown, standing, RulesVersus, Shown, Standing, SHIPPED,
+    method_label, method_label_for, proposal, shown, slowdown, standing, RulesVersus, Shown,
+    Standing, SHIPPED,
 };
 pub use timeline::{comparison, plan_schedule, step_gap, ShownScale, MAX_PAGE_OPS};
 pub use why::{caveat, gib_part, practice_limits, practice_why};
@@ -222,7 +223,8 @@ pub fn outputs(inputs: &Inputs) -> Result<Outputs, Error> {
 }
 
 /// The practice optimum from the plans the page has already searched: the
-/// best row of the methods frameworks ship ([`SHIPPED`]), or when neither
+/// best row of the methods the framework ships
+/// ([`crate::cost::framework::Framework::shipped`]), or when none
 /// has a plan the best row at all, which is what [`optimum`] searches
 /// again, at no cost. `None` under paper, whose optimum is a search of its
 /// own.
@@ -237,11 +239,12 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         return None;
     }
     let c = &out.constraints;
+    let ships = inputs.framework_used().shipped();
     let best_of = |shipped: bool| {
         let mut best: Option<&Plan> = None;
         for (m, p) in &out.plans {
             if let Ok(p) = p {
-                if (!shipped || SHIPPED.contains(m))
+                if (!shipped || ships.contains(m))
                     && best
                         .is_none_or(|b| search::practice::better(&p.evaluation, &b.evaluation, c))
                 {
@@ -317,7 +320,7 @@ pub fn whole_run(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Result<crate::r
 }
 
 /// The exhaustive optimum over every method (under practice, over the
-/// methods frameworks ship when one of them has a plan). It takes from well under a
+/// methods the framework ships when one of them has a plan). It takes from well under a
 /// millisecond (X160 on InfiniBand: 67 evaluations, 0.07 ms) to ~10 ms
 /// natively (small models on 25 Gb/s Ethernet: ~30 k evaluations), so the
 /// page caches it by [`optimum_key`] and waits for a slider to pause once
@@ -341,8 +344,8 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
                 methods,
             )
         };
-        // The shipped methods' best, else the paper's proposal's.
-        return search(&SHIPPED).or_else(|_| search(&METHODS));
+        // The framework's methods' best, else the best of every method.
+        return search(inputs.framework_used().shipped()).or_else(|_| search(&METHODS));
     }
     search::exhaustive(
         &model,

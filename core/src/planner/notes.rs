@@ -5,7 +5,7 @@
 
 use alloc::vec::Vec;
 
-use super::{constraints, practice_space, Outputs, METHODS, SHIPPED};
+use super::{constraints, practice_space, Outputs, METHODS};
 use crate::cost::Method;
 use crate::search::{self, Plan};
 use crate::state::{Inputs, ModelChoice, Notice};
@@ -255,7 +255,7 @@ pub fn published_batch_plan(
         &out.constraints,
         &space,
         &inputs.knobs(),
-        &SHIPPED,
+        inputs.framework_used().shipped(),
     );
     Some(match at {
         Ok(r) => {

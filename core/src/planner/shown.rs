@@ -2,6 +2,7 @@
 //! chose), where it stands against the paper's rules and the other
 //! methods, and the paper's proposal beside it under practice.
 
+use crate::cost::framework::Framework;
 use crate::cost::Method;
 use crate::error::Error;
 use crate::search::{Constraints, Plan, SearchResult};
@@ -20,7 +21,15 @@ pub const SHIPPED: [Method; 2] = [Method::Baseline, Method::Partitioned];
 /// short enough for a table row).
 #[must_use]
 pub fn method_label(m: Method, practice: bool, long: bool) -> &'static str {
+    method_label_for(m, practice, long, Framework::MegatronCore)
+}
+
+/// [`method_label`] under framework `fw`: plain PyTorch's replicated
+/// layout without model parallelism is its DDP.
+#[must_use]
+pub fn method_label_for(m: Method, practice: bool, long: bool, fw: Framework) -> &'static str {
     match m {
+        Method::Baseline if practice && fw == Framework::Pytorch => "data parallel (DDP)",
         Method::Improved if practice && long => {
             "layered + modular (Lamy-Poirier's proposal, not in Megatron-Core, NeMo or torchtitan)"
         }
@@ -188,12 +197,15 @@ fn shown_for(
 /// when its optimum is of a method without a row, the fastest rules'
 /// plan). When the chosen method has no plan and
 /// another has, the fastest plan found, with [`Shown::instead_of`] saying
-/// so. `None` only when no method has a plan.
+/// so; likewise, with no method chosen, when no method of `ships` (the
+/// framework's, [`Framework::shipped`]) has a plan. `None` only when no
+/// method has a plan.
 #[must_use]
 pub fn shown(
     out: &Outputs,
     method: Option<Method>,
     optimum: Option<&Result<SearchResult, Error>>,
+    ships: &[Method],
 ) -> Option<Shown> {
     // The optimum's method when it has a row (the paper's exhaustive
     // search also tries the replicated layered method, which has none).
@@ -208,7 +220,21 @@ pub fn shown(
                 .min_by(|a, b| a.evaluation.time.0.total_cmp(&b.evaluation.time.0))
                 .map(|p| p.method)
         });
-    let m = method.or(fastest)?;
+    // With none chosen, a fastest plan of a method the framework does not
+    // ship is shown only when a method it ships has none: as if that one
+    // were chosen.
+    let m = method.or_else(|| {
+        let f = fastest?;
+        Some(
+            ships
+                .iter()
+                .copied()
+                .find(|&sm| {
+                    !ships.contains(&f) && out.plans.iter().any(|(pm, p)| *pm == sm && p.is_err())
+                })
+                .unwrap_or(f),
+        )
+    })?;
     if let Some(s) = shown_for(out, m, optimum) {
         return Some(s);
     }

@@ -440,6 +440,15 @@ impl Inputs {
         self.assumptions == AssumptionSet::Practice
     }
 
+    /// The framework practice counts with (Megatron-Core unless `fw` sets
+    /// another; under paper, none of its presets apply: the default).
+    #[must_use]
+    pub fn framework_used(&self) -> crate::cost::framework::Framework {
+        self.framework
+            .filter(|_| self.practice())
+            .unwrap_or_default()
+    }
+
     /// The hardware these inputs describe.
     #[must_use]
     pub fn hardware(&self) -> Hardware {

@@ -2,6 +2,7 @@
 //! dominance shortcuts), and its constraints.
 
 use plan3d_core::cost::assumptions::{Assumptions, Zero};
+use plan3d_core::cost::framework::Framework;
 use plan3d_core::cost::{evaluate_with, PipelineSchedule, ZeroR};
 use plan3d_core::search::{practice, Constraints, Parallelism, Space};
 use plan3d_core::{
@@ -87,8 +88,16 @@ fn brute_with(
                                     .flat_map(move |r| schedules.iter().map(move |&s| (z, r, s)))
                             }) {
                                 // Megatron-style replicates the weights
-                                // (Method::admits): ZeRO 0–2.
-                                if zero.stage() > 2 || (p > 1 && zero.stage() > 1) {
+                                // (Method::admits): ZeRO 0–2, stage 2
+                                // without a pipeline, where the framework
+                                // has it; plain PyTorch's DDP none.
+                                let most = match a.framework {
+                                    Framework::Pytorch => 0,
+                                    Framework::Megatron2022 => 1,
+                                    _ if p > 1 => 1,
+                                    _ => 2,
+                                };
+                                if zero.stage() > most {
                                     continue;
                                 }
                                 // Every ep, with the experts' tensor
@@ -639,7 +648,6 @@ fn dualpipe_where_the_pipeline_is_fixed() {
 /// force, memory tight and loose.
 #[test]
 fn practice_search_is_brute_force_under_every_framework() {
-    use plan3d_core::cost::framework::Framework;
     let mut plans = 0;
     for (f, compute) in Framework::ALL.into_iter().flat_map(|f| {
         [

@@ -91,7 +91,7 @@ pub(super) fn evaluate_candidate(
             &many_v
         }
     };
-    let zeros = zeros_for(space, method, p);
+    let zeros = zeros_for(space, a, method, p);
     // Sequence parallelism dominates without it (the same traffic, less
     // memory and element-wise work).
     let sps: &[bool] = match space.sequence_parallel {

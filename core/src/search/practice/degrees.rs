@@ -216,7 +216,12 @@ pub(super) fn data_degrees(
 /// optimizer work), and without a pipeline the stages go 1, 3 gathered
 /// once per step (the same traffic, less memory), 2, 3: the first that
 /// fits is the fastest of them.
-pub(super) fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
+pub(super) fn zeros_for<'s>(
+    space: &'s Space,
+    a: &Assumptions,
+    method: Method,
+    p: u64,
+) -> &'s [Zero] {
     match space.zero {
         Some(ref z) => core::slice::from_ref(z),
         // The method sets the sharding (its ZeRO-3, or none). Layered
@@ -225,11 +230,16 @@ pub(super) fn zeros_for(space: &Space, method: Method, p: u64) -> &[Zero] {
         None if method.layered() && method.partitioned() => &[Zero::Three],
         None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
         None if method.layered() => &[Zero::None],
+        // Plain PyTorch's DDP replicates the whole state.
+        None if a.framework == crate::cost::framework::Framework::Pytorch => &[Zero::None],
         // Megatron-style: the distributed optimizer (stage 1), or with no
         // pipeline the gradients sharded too (stage 2, reduce-scattered once
-        // per step); sharded weights are the ZeRO-3 / FSDP row
+        // per step: DeepSpeed's ZeRO-2, Megatron-FSDP's `optim_grads`; not
+        // in Megatron-LM 2022); sharded weights are the ZeRO-3 / FSDP row
         // ([`Method::admits`]).
-        None if p > 1 => &[Zero::One],
+        None if p > 1 || a.framework == crate::cost::framework::Framework::Megatron2022 => {
+            &[Zero::One]
+        }
         None => &[Zero::One, Zero::Two],
     }
 }
@@ -262,7 +272,7 @@ impl StateFloor {
         t: u64,
         p: u64,
     ) -> Self {
-        let zero = zeros_for(space, method, p)
+        let zero = zeros_for(space, a, method, p)
             .last()
             .copied()
             .unwrap_or(Zero::None);
