@@ -88,6 +88,38 @@ impl Split {
         }
     }
 
+    /// Layers of the chunks `stage + k·pipe`, k < v (the device's chunks
+    /// in Megatron's interleaved placement, `chunks` = pipe·v): the sum of
+    /// [`Self::chunk`] over them in closed form, so that a device's layers
+    /// cost the same at any v (the practice search asks for every stage of
+    /// every pipeline degree).
+    fn device(self, stage: u32, pipe: u32, v: u32) -> u32 {
+        if v <= 1 {
+            return self.chunk(stage);
+        }
+        // How many of the device's chunks j = stage + k·pipe are below `n`.
+        let below = |n: u32| {
+            if n > stage {
+                ((n - stage - 1) / pipe + 1).min(v)
+            } else {
+                0
+            }
+        };
+        if self.even {
+            return v * self.base + below(self.rem);
+        }
+        // Every chunk as a middle one (base + [j + 1 < rem]), then the
+        // first's embedding and the last's own remainder and head.
+        let mut sum = i64::from(v * self.base) + i64::from(below(self.rem.saturating_sub(1)));
+        if stage == 0 {
+            sum -= i64::from(self.e);
+        }
+        if stage + (v - 1) * pipe + 1 == self.chunks {
+            sum += i64::from(self.rem > 0) - i64::from(self.h);
+        }
+        u32::try_from(sum).unwrap_or(0)
+    }
+
     /// Layers of chunk `j`.
     #[inline]
     fn chunk(self, j: u32) -> u32 {
@@ -125,10 +157,7 @@ fn stage_layers_split(
     (embedding, head): (u32, u32),
     stage: u32,
 ) -> u32 {
-    let split = Split::new(layers, pipe * virtual_stages, embedding, head);
-    (0..virtual_stages)
-        .map(|k| split.chunk(stage + k * pipe))
-        .sum()
+    Split::new(layers, pipe * virtual_stages, embedding, head).device(stage, pipe, virtual_stages)
 }
 
 /// Layers on pipeline device `stage`: [`stage_layers`], or under ZB-V
@@ -262,5 +291,34 @@ pub fn bubble_fraction(cfg: &Config, layers: u32) -> f64 {
         (p / 2.0 - 1.0) / m * (2.0 * passes - 4.0) / passes
     } else {
         (p - 1.0) / (v * m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Split;
+
+    /// A device's layers in closed form are the sum of its chunks', for
+    /// every split of up to 60 layers over up to 9 × 7 chunks, with and
+    /// without the embedding's and the head's layers.
+    #[test]
+    fn a_device_sums_its_chunks() {
+        for layers in 1..=60 {
+            for pipe in 1..=9 {
+                for v in 1..=7 {
+                    for (e, h) in [(0, 0), (0, 1), (1, 0), (1, 1), (0, 3), (2, 2)] {
+                        let split = Split::new(layers, pipe * v, e, h);
+                        for stage in 0..pipe {
+                            let sum: u32 = (0..v).map(|k| split.chunk(stage + k * pipe)).sum();
+                            assert_eq!(
+                                split.device(stage, pipe, v),
+                                sum,
+                                "{layers} layers, PP {pipe} × VP {v}, e {e} h {h}, stage {stage}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
