@@ -49,6 +49,7 @@ pub mod overheads;
 #[cfg(feature = "alloc")]
 pub mod profile;
 pub mod saved;
+pub mod sharding;
 pub mod step;
 pub mod work;
 
