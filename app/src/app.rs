@@ -76,7 +76,7 @@ pub fn shown(
     let m = inputs.with(|i| i.method);
     outputs.with(|o| {
         let o = (*o.0).as_ref().ok()?;
-        let ships = inputs.with(Inputs::framework_used).shipped();
+        let ships = inputs.with(Inputs::shipped);
         optimum.with(|opt| planner::shown(o, m, opt.0.as_ref().as_ref(), ships))
     })
 }

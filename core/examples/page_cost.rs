@@ -40,8 +40,7 @@ fn main() {
             continue;
         };
         let opt = planner::practice_optimum(&i, &o);
-        let Some(shown) = planner::shown(&o, i.method, opt.as_ref(), i.framework_used().shipped())
-        else {
+        let Some(shown) = planner::shown(&o, i.method, opt.as_ref(), i.shipped()) else {
             continue;
         };
         let t0 = Instant::now();

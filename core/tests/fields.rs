@@ -66,9 +66,7 @@ fn a_layout_no_plan_can_honour_is_said_at_its_field() {
 fn a_fixed_data_degree_says_the_batch_it_trains() {
     let (i, _) = Inputs::from_query(&format!("{META}&dp=100&batch=2048&gpus=16384"));
     let o = outputs(&i).unwrap();
-    let plan = planner::shown(&o, None, None, i.framework_used().shipped())
-        .unwrap()
-        .plan;
+    let plan = planner::shown(&o, None, None, i.shipped()).unwrap().plan;
     assert_eq!(plan.evaluation.config.data, 100);
     let trained = plan.evaluation.config.batch();
     assert!(trained < 2048 && trained % 100 == 0, "{trained}");
@@ -97,7 +95,7 @@ fn the_opening_says_how_it_differs_from_metas_run() {
     let i = Inputs::opening();
     let o = outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     let why = planner::limits(&i, &o, &s.plan);
     let line = why
         .iter()
@@ -128,7 +126,7 @@ fn the_simulated_step_says_why_it_differs_from_the_estimate() {
     let (i, _) = Inputs::from_query("assume=practice&model=x160");
     let o = outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     let (sched, shown) = planner::plan_schedule(&o.model, &o.hardware, &s.plan).unwrap();
     let e = &s.plan.evaluation;
     let gap = (sched.makespan / e.step.0 - 1.0).abs();
@@ -160,7 +158,7 @@ fn a_target_time_says_what_it_binds() {
     let (i, _) = Inputs::from_query(&format!("{META}&days=90&tokens=15.6T"));
     let o = outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     assert!(s.plan.evaluation.time.days() <= 90.0);
     let why = planner::limits(&i, &o, &s.plan);
     assert!(

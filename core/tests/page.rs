@@ -277,7 +277,7 @@ fn the_practice_headline_is_the_fastest_shipped_plan() {
     let show = |i: &Inputs| {
         let o = outputs(i).unwrap();
         let opt = planner::practice_optimum(i, &o).unwrap();
-        let s = shown(&o, i.method, Some(&opt), i.framework_used().shipped());
+        let s = shown(&o, i.method, Some(&opt), i.shipped());
         (o, s)
     };
     // The URL: layered + modular has no plan with selective
@@ -359,7 +359,7 @@ fn the_headline_keeps_to_the_framework() {
         assert!(n.is_empty(), "{n:?}");
         let o = outputs(&i).unwrap();
         let opt = planner::practice_optimum(&i, &o).unwrap();
-        let s = planner::shown(&o, i.method, Some(&opt), i.framework_used().shipped());
+        let s = planner::shown(&o, i.method, Some(&opt), i.shipped());
         (o, s.expect("a plan"))
     };
     // Mistral 7B on eight H200s: DDP holds its 16 bytes a parameter and the
@@ -395,6 +395,9 @@ fn the_headline_keeps_to_the_framework() {
     // The explicit method keeps meaning what it meant.
     let (_, s) = show(&format!("{q}&fw=pytorch-fsdp&method=baseline"));
     assert_eq!(s.plan.method, Method::Baseline);
+    // Under paper no preset applies: every method is the paper's.
+    let (i, _) = Inputs::from_query(&format!("assume=paper&{q}&fw=pytorch"));
+    assert_eq!(i.shipped(), &planner::METHODS);
 }
 
 /// `method`: absent or `fastest` details the fastest plan found; a name
@@ -501,7 +504,7 @@ fn unvalidated_numbers_say_so_and_by_how_much() {
         let (i, _) = Inputs::from_query(q);
         let o = outputs(&i).unwrap();
         let opt = planner::practice_optimum(&i, &o).unwrap_or_else(|| planner::optimum(&i));
-        let s = planner::shown(&o, i.method, Some(&opt), i.framework_used().shipped())?;
+        let s = planner::shown(&o, i.method, Some(&opt), i.shipped())?;
         planner::caveat(&s.plan.evaluation, &o.model, &o.hardware)
     };
     let c = show("model=deepseek-v3&gpu=h800&node=8&cluster=2048&batch=15360&prec=fp8").unwrap();

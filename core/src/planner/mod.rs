@@ -239,7 +239,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         return None;
     }
     let c = &out.constraints;
-    let ships = inputs.framework_used().shipped();
+    let ships = inputs.shipped();
     let best_of = |shipped: bool| {
         let mut best: Option<&Plan> = None;
         for (m, p) in &out.plans {
@@ -345,7 +345,7 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
             )
         };
         // The framework's methods' best, else the best of every method.
-        return search(inputs.framework_used().shipped()).or_else(|_| search(&METHODS));
+        return search(inputs.shipped()).or_else(|_| search(&METHODS));
     }
     search::exhaustive(
         &model,

@@ -255,7 +255,7 @@ pub fn published_batch_plan(
         &out.constraints,
         &space,
         &inputs.knobs(),
-        inputs.framework_used().shipped(),
+        inputs.shipped(),
     );
     Some(match at {
         Ok(r) => {

@@ -449,6 +449,18 @@ impl Inputs {
             .unwrap_or_default()
     }
 
+    /// The methods the plan shown is chosen from when none is asked for
+    /// ([`crate::planner::shown`]): under practice, those the framework
+    /// ships; under paper, every method.
+    #[must_use]
+    pub fn shipped(&self) -> &'static [crate::cost::Method] {
+        if self.practice() {
+            self.framework_used().shipped()
+        } else {
+            &crate::planner::METHODS
+        }
+    }
+
     /// The hardware these inputs describe.
     #[must_use]
     pub fn hardware(&self) -> Hardware {

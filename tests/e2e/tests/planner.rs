@@ -498,7 +498,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     let (i, _) = Inputs::from_query(ds);
     let o = planner::outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     let days = format!("{:.1}", s.plan.evaluation.time.days());
     assert!(h.contains(&days), "{h} lacks {days}");
     // The URL under practice: a plan within 1 024 GPUs.
@@ -516,7 +516,7 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     let (i, _) = Inputs::from_query("model=gpt-3&gpus=1024&act=selective");
     let o = planner::outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     assert!(s.plan.evaluation.gpus <= 1024);
     assert!(
         h.contains(&format!("{} GPUs", count(s.plan.evaluation.gpus))),

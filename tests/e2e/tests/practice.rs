@@ -23,8 +23,7 @@ fn the_whole_run_card() {
     let core_run = |i: &Inputs| {
         let o = planner::outputs(i).unwrap();
         let opt = planner::practice_optimum(i, &o);
-        let shown =
-            planner::shown(&o, i.method, opt.as_ref(), i.framework_used().shipped()).unwrap();
+        let shown = planner::shown(&o, i.method, opt.as_ref(), i.shipped()).unwrap();
         planner::whole_run(i, &o, &shown.plan).unwrap()
     };
     let r = core_run(&i);
@@ -208,7 +207,7 @@ fn the_page_opens_on_a_run_of_today_and_each_view_follows_its_cost_model() {
     let (i, _) = Inputs::from_page_query("");
     let o = planner::outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o).unwrap();
-    let s = planner::shown(&o, None, Some(&opt), i.framework_used().shipped()).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     assert!(s.plan.evaluation.gpus >= 8192);
     let h = b.text("headline");
     assert!(h.contains("405.9 B") && h.contains("15.6 T tokens"), "{h}");
@@ -384,7 +383,7 @@ fn the_explanations_follow_a_slider_once_it_is_still() {
     let _ = i.slide_size(10f64.powf(10.6));
     let o = planner::outputs(&i).unwrap();
     let opt = planner::practice_optimum(&i, &o);
-    let shown = planner::shown(&o, i.method, opt.as_ref(), i.framework_used().shipped()).unwrap();
+    let shown = planner::shown(&o, i.method, opt.as_ref(), i.shipped()).unwrap();
     let r = planner::whole_run(&i, &o, &shown.plan).unwrap();
     b.wait(
         &format!(
