@@ -344,62 +344,6 @@ fn the_practice_headline_is_the_fastest_shipped_plan() {
     assert_eq!(Inputs::from_page_query(&q).0, i);
 }
 
-/// The headline picks from the methods the framework ships (`fw`): plain
-/// PyTorch's DDP replicates the whole state, Megatron-LM 2022 had no FSDP,
-/// torchtitan and PyTorch FSDP shard it all. Where none of them has a
-/// plan, the fastest plan of another method is shown, saying which had
-/// none.
-#[test]
-fn the_headline_keeps_to_the_framework() {
-    use plan3d_core::cost::framework::Framework;
-    use plan3d_core::cost::Zero;
-    use plan3d_core::Method;
-    let show = |q: &str| {
-        let (i, n) = Inputs::from_query(q);
-        assert!(n.is_empty(), "{n:?}");
-        let o = outputs(&i).unwrap();
-        let opt = planner::practice_optimum(&i, &o).unwrap();
-        let s = planner::shown(&o, i.method, Some(&opt), i.shipped());
-        (o, s.expect("a plan"))
-    };
-    // Mistral 7B on eight H200s: DDP holds its 16 bytes a parameter and the
-    // bf16 copies; the replicated layout is the headline, without ZeRO.
-    let (o, s) = show("model=mistral-7b&gpu=h200&node=8&gpus=8&seq=1024&fw=pytorch");
-    assert_eq!(s.plan.method, Method::Baseline);
-    assert_eq!(s.plan.evaluation.config.zero, Zero::None);
-    assert!(s.instead_of.is_none());
-    // The sharded row is faster here, and still a comparison only.
-    let fsdp = o.selected(Method::Partitioned).unwrap();
-    assert!(fsdp.evaluation.time.0 < s.plan.evaluation.time.0);
-    assert_eq!(
-        planner::method_label_for(Method::Baseline, true, false, Framework::Pytorch),
-        "data parallel (DDP)"
-    );
-    // Llama 3.1 8B on 80 GB: DDP needs 138 GiB; the headline is FSDP's,
-    // and says that DDP has none.
-    let (_, s) = show("model=llama-3.1-8b&gpu=h100-sxm&node=8&gpus=8&fw=pytorch");
-    assert_eq!(s.plan.method, Method::Partitioned);
-    assert_eq!(s.instead_of.map(|(m, _)| m), Some(Method::Baseline));
-    // Megatron-LM 2022: the distributed optimizer at most, no FSDP, where
-    // Megatron-Core's headline is ZeRO-3 here.
-    let q = "model=llama-3.1-8b&gpu=h100-sxm&node=8&gpus=8";
-    let (_, s) = show(&format!("{q}&fw=megatron-2022"));
-    assert_eq!(s.plan.method, Method::Baseline);
-    assert_eq!(s.plan.evaluation.config.zero, Zero::One);
-    assert!(s.instead_of.is_none());
-    for fw in ["torchtitan", "pytorch-fsdp"] {
-        let (_, s) = show(&format!("{q}&fw={fw}"));
-        assert_eq!(s.plan.method, Method::Partitioned, "{fw}");
-        assert!(s.instead_of.is_none());
-    }
-    // The explicit method keeps meaning what it meant.
-    let (_, s) = show(&format!("{q}&fw=pytorch-fsdp&method=baseline"));
-    assert_eq!(s.plan.method, Method::Baseline);
-    // Under paper no preset applies: every method is the paper's.
-    let (i, _) = Inputs::from_query(&format!("assume=paper&{q}&fw=pytorch"));
-    assert_eq!(i.shipped(), &planner::METHODS);
-}
-
 /// `method`: absent or `fastest` details the fastest plan found; a name
 /// details that method; the written URL says only a chosen method.
 #[test]

@@ -250,6 +250,23 @@ impl Framework {
         }
     }
 
+    /// The ZeRO stages a replicated (Megatron-style) layout tries under it,
+    /// the fastest first: plain PyTorch's DDP shards nothing; the
+    /// distributed optimizer (stage 1) with a pipeline, and Megatron-LM
+    /// 2022's at any degree; otherwise the gradients sharded too (stage 2,
+    /// reduce-scattered once per step: DeepSpeed's ZeRO-2, Megatron-FSDP's
+    /// `optim_grads`).
+    #[must_use]
+    pub fn replicated_zeros(self, pipelined: bool) -> &'static [crate::cost::Zero] {
+        use crate::cost::Zero;
+        match self {
+            Self::Pytorch => &[Zero::None],
+            Self::Megatron2022 => &[Zero::One],
+            _ if pipelined => &[Zero::One],
+            _ => &[Zero::One, Zero::Two],
+        }
+    }
+
     /// How it shards the training state when a configuration names neither
     /// a method nor a ZeRO stage (`plan3d evaluate` without `--method` or
     /// `--zero`): torchtitan and PyTorch FSDP shard everything (FSDP2's

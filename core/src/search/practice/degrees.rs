@@ -230,17 +230,9 @@ pub(super) fn zeros_for<'s>(
         None if method.layered() && method.partitioned() => &[Zero::Three],
         None if method.partitioned() => &[Zero::ThreePerStep, Zero::Three],
         None if method.layered() => &[Zero::None],
-        // Plain PyTorch's DDP replicates the whole state.
-        None if a.framework == crate::cost::framework::Framework::Pytorch => &[Zero::None],
-        // Megatron-style: the distributed optimizer (stage 1), or with no
-        // pipeline the gradients sharded too (stage 2, reduce-scattered once
-        // per step: DeepSpeed's ZeRO-2, Megatron-FSDP's `optim_grads`; not
-        // in Megatron-LM 2022); sharded weights are the ZeRO-3 / FSDP row
-        // ([`Method::admits`]).
-        None if p > 1 || a.framework == crate::cost::framework::Framework::Megatron2022 => {
-            &[Zero::One]
-        }
-        None => &[Zero::One, Zero::Two],
+        // Megatron-style: as the framework shards a replicated layout
+        // (sharded weights are the ZeRO-3 / FSDP row, [`Method::admits`]).
+        None => a.framework.replicated_zeros(p > 1),
     }
 }
 
