@@ -448,4 +448,19 @@ fn the_headline_keeps_to_the_framework() {
     // Under paper no preset applies: every method is the paper's.
     let (i, _) = Inputs::from_query(&format!("assume=paper&{q}&fw=pytorch"));
     assert_eq!(i.shipped(), &planner::METHODS);
+    // No method has a plan: the explanation is FSDP's, torchtitan's own,
+    // not the paper's proposal's (the last row's).
+    let (i, _) =
+        Inputs::from_query("model=llama-3.1-405b&gpu=h100-sxm&node=8&gpus=8&fw=torchtitan");
+    let o = planner::outputs(&i).unwrap();
+    let e = planner::explain(&i, &o, None).expect("no plan, explained");
+    let text = e.to_string();
+    println!("{text}");
+    let plan3d_core::Error::NoPlan { why: Some(why), .. } = e else {
+        panic!("{text}")
+    };
+    let plan3d_core::no_plan::Miss::Memory { layout, .. } = why.miss else {
+        panic!("{text}")
+    };
+    assert_eq!(layout.method, Method::Partitioned, "{text}");
 }

@@ -366,3 +366,26 @@ fn a_plan_keeps_to_the_framework() {
     ));
     assert_eq!(v["method"], "baseline");
 }
+
+/// With no plan of any method, the explanation keeps to the framework: its
+/// fix is a plan the framework ships, the one the search finds with that
+/// change made, never the paper's proposal (it had said 36.4 days, the
+/// layered + modular plan, where torchtitan's FSDP takes 40.6).
+#[test]
+fn a_no_plan_fix_keeps_to_the_framework() {
+    let base = "plan --framework torchtitan --model llama-3.1-405b --gpu h100-sxm --gpus 16384 \
+                --seq-len 8192 --tensor 8 --pipe 16 --data 128 --micro-batch 1 \
+                --global-batch 2048 --network roce-400 --compile";
+    let out = plan3d_words(&format!("{base} --recompute none"));
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stderr);
+    let days = text
+        .split("a plan trains in ")
+        .nth(1)
+        .and_then(|t| t.split(" days").next())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(text.contains("with recompute selective"), "{text}");
+    let v = json_words(&format!("{base} --recompute selective"));
+    assert_eq!(v["method"], "partitioned");
+    assert_eq!(days, format!("{:.1}", f(&v, "days")), "{text}");
+}

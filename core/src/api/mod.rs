@@ -441,8 +441,12 @@ fn plan_with(
                 .is_some_and(|s| s.eq_ignore_ascii_case("any")),
         };
         let best = match search::practice_explained(&m, &hw, par, &c, &space, &a, methods) {
-            Err(_) if method_name.is_empty() => {
-                search::practice_explained(&m, &hw, par, &c, &space, &a, &search::PRACTICE_METHODS)?
+            // No plan of the framework's methods: the fastest of any, else
+            // the framework's own explanation (its fix keeps to what it
+            // ships, never the paper's proposal).
+            Err(e) if method_name.is_empty() => {
+                search::practice_methods(&m, &hw, par, &c, &space, &a, &search::PRACTICE_METHODS)
+                    .map_err(|_| e)?
             }
             found => found?,
         };

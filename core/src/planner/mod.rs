@@ -153,7 +153,7 @@ fn practice_plan(
 /// Why the page has no practice plan to show, with the nearest change
 /// that has one ([`search::explain`]: the sentence the CLI and the
 /// JavaScript API give): for the chosen method, or with none chosen for
-/// every method. `None` under paper, or when one of those has a plan or
+/// every method the framework ships (its fix keeps to them). `None` under paper, or when one of those has a plan or
 /// its error already says why. It searches again a few times: call it only
 /// when the headline has no plan or shows another method's
 /// ([`Shown::instead_of`]).
@@ -163,7 +163,11 @@ pub fn explain(inputs: &Inputs, out: &Outputs, method: Option<Method>) -> Option
         return None;
     }
     let chosen = [method.unwrap_or(Method::Baseline)];
-    let methods: &[Method] = if method.is_some() { &chosen } else { &METHODS };
+    let methods: &[Method] = if method.is_some() {
+        &chosen
+    } else {
+        inputs.shipped()
+    };
     let unexplained = |m: &Method| {
         out.plans
             .iter()
@@ -345,7 +349,8 @@ pub fn optimum(inputs: &Inputs) -> Result<SearchResult, Error> {
             )
         };
         // The framework's methods' best, else the best of every method.
-        return search(inputs.shipped()).or_else(|_| search(&METHODS));
+        // When no method has a plan, the framework's explanation.
+        return search(inputs.shipped()).or_else(|e| search(&METHODS).map_err(|_| e));
     }
     search::exhaustive(
         &model,
