@@ -199,6 +199,13 @@ pub(crate) struct PracticeArgs {
     /// Virtual stages per pipeline device (interleaved 1F1B).
     #[arg(long)]
     pub(crate) virtual_stages: Option<u32>,
+    /// Interleaved 1F1B: micro-batches each virtual stage takes in a row
+    /// (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage,
+    /// the Llama 3 paper's N): from the pipeline degree to every micro-batch;
+    /// more holds more in flight. Default: the smallest that fits, the
+    /// pipeline degree when it divides the micro-batches
+    #[arg(long)]
+    pub(crate) microbatch_group: Option<u32>,
     /// Sequence parallelism with tensor parallelism.
     #[arg(long)]
     pub(crate) sequence_parallel: bool,
@@ -379,6 +386,7 @@ impl PracticeArgs {
         Ok(PracticeRequest {
             assumptions: self.assumptions.clone(),
             virtual_stages: self.virtual_stages,
+            microbatch_group: self.microbatch_group,
             sequence_parallel: if self.sequence_parallel {
                 Some(true)
             } else if self.no_sequence_parallel {

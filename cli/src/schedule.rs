@@ -31,6 +31,12 @@ pub(crate) struct ScheduleArgs {
     /// Virtual stages per device (interleaved).
     #[arg(long, default_value_t = 2)]
     pub(crate) chunks: u32,
+    /// Interleaved: micro-batches each chunk takes in a row, N (Megatron-Core's
+    /// --microbatch-group-size-per-virtual-pipeline-stage, the Llama 3 paper's
+    /// N); default the smallest Megatron-Core takes: the devices when they
+    /// divide the micro-batches.
+    #[arg(long)]
+    pub(crate) group: Option<u32>,
     /// Data-parallel degree: above 1, gradients are reduced.
     #[arg(long, default_value_t = 1)]
     pub(crate) data: u32,
@@ -86,6 +92,7 @@ pub(crate) fn schedule_cmd(a: &ScheduleArgs) -> Result<schedule::Schedule, Strin
         layers: a.layers,
         micro_batches: a.micro_batches,
         chunks: a.chunks,
+        group: a.group,
         data: a.data,
         partition: a.partition,
         offload: a.offload,

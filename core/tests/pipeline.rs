@@ -54,6 +54,62 @@ fn interleaved_bubble_and_in_flight() {
     assert_eq!((per[0], per[15]), (8, 7));
 }
 
+/// Interleaving takes any number of micro-batches m ≥ p, in groups of N
+/// (Megatron-Core's `microbatch_group_size_per_vp_stage`, the Llama 3
+/// paper's N): the first device holds 2·(p − 1) + (v − 1)·N + 1 chunks of
+/// micro-batches at its peak, by hand for Llama 3.1 405B's PP 16 × VP 8;
+/// the bubble stays (p−1)/(v·m). A group Megatron-Core refuses is refused,
+/// naming the field.
+#[test]
+fn interleaved_groups_take_any_micro_batch_count() {
+    use plan3d_core::cost::step::microbatch_group;
+    let c = |m: u32, n: u32| Config {
+        pipe: 16,
+        virtual_stages: 8,
+        micro_batches: m,
+        microbatch_group: n,
+        ..Config::default()
+    };
+    // m = 32: groups of p, Megatron's default: (30 + 7·16 + 1)/8.
+    assert_eq!(microbatch_group(&c(32, 0)), 16);
+    assert!(close(in_flight(&c(32, 0), 0), 143.0 / 8.0, 1e-12));
+    // m = 40: 16 to 19 leave a last group under 16; 20 is the smallest.
+    assert_eq!(microbatch_group(&c(40, 0)), 20);
+    assert!(close(in_flight(&c(40, 0), 0), 171.0 / 8.0, 1e-12));
+    assert!(close(in_flight(&c(40, 0), 15), 141.0 / 8.0, 1e-12));
+    // One group of all 40 (breadth-first): 40 in flight at most.
+    assert!(close(in_flight(&c(40, 40), 0), 311.0 / 8.0, 1e-12));
+    assert!(close(bubble_fraction(&c(40, 0), 126), 15.0 / 320.0, 1e-12));
+    assert_eq!(
+        microbatch_group(&Config {
+            virtual_stages: 1,
+            ..c(40, 0)
+        }),
+        0
+    );
+    let request = |group: u32| {
+        format!(
+            r#"{{ "model": "llama-3.1-405b", "gpu": "h100-sxm", "node_size": 8, "seq_len": 8192,
+                "tensor": 8, "pipe": 16, "data": 64, "micro_batch": 1, "micro_batches": 40,
+                "virtual_stages": 8, "embedding_layers": 1, "head_layers": 1,
+                "sequence_parallel": true, "zero": "3-step", "microbatch_group": {group} }}"#
+        )
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&plan3d_core::api::json::call("evaluate", &request(40)).unwrap())
+            .unwrap();
+    assert_eq!(v["microbatch_group"], 40);
+    // Under p; a last group of 6; more than m (24 leaves 16: taken).
+    for bad in [12, 17, 41] {
+        let e = plan3d_core::api::json::call("evaluate", &request(bad)).unwrap_err();
+        assert_eq!(
+            plan3d_core::api::json::field_of(&e.to_string()),
+            Some("microbatch_group"),
+            "{bad}: {e}"
+        );
+    }
+}
+
 /// Megatron-Core's accounting of the embedding and the loss as layers
 /// (`--account-for-embedding-in-pipeline-split
 /// --account-for-loss-in-pipeline-split`): Llama 3.1 405B's 126 layers,

@@ -469,6 +469,7 @@ proptest! {
             layers,
             micro_batches: mbs,
             chunks,
+            group: 0,
             data,
             partition,
             offload,

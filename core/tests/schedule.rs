@@ -153,6 +153,84 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Interleaved 1F1B with groups of N micro-batches (Megatron-Core's
+    /// `microbatch_group_size_per_vp_stage`, the Llama 3 paper's N), for any
+    /// m ≥ p and every N Megatron-Core takes: the bubble stays (p−1)/(v·m)
+    /// (the Llama 3 paper's "(PP−1)/(V·M)"), and every device holds at its
+    /// peak the micro-batches the practice memory counts
+    /// (`cost::step::in_flight`: 2·(p − i − 1) + (v − 1)·N + 1 chunks).
+    #[test]
+    fn prop_interleaved_groups(p in 2u32..=6, v in 2u32..=3, per in 1u32..=2, extra in 0u32..=12, n_pick in 0u32..=12) {
+        let m = p + extra;
+        let fits: Vec<u32> = (p..=m).filter(|&n| plan3d_core::schedule::group_fits(n, p, m)).collect();
+        prop_assert!(!fits.is_empty());
+        let n = fits[n_pick as usize % fits.len()];
+        let mut spec = ScheduleSpec::unit(Interleaved, p, p * v * per, m);
+        spec.chunks = v;
+        spec.group = n;
+        let s = simulate(&spec).unwrap();
+        let bubble = f64::from(p - 1) / f64::from(v * m);
+        prop_assert!(close(s.bubble_fraction, bubble), "N {n}: {} vs {bubble}", s.bubble_fraction);
+        let cfg = Config {
+            pipe: p,
+            virtual_stages: v,
+            micro_batches: m,
+            microbatch_group: n,
+            ..Config::default()
+        };
+        for i in 0..p {
+            // Unit memory: one per layer and micro-batch kept.
+            let held = plan3d_core::cost::step::in_flight(&cfg, i) * f64::from(v * per);
+            prop_assert!(close(s.memory_peak[i as usize], held), "N {n} device {i}: {} vs {held}", s.memory_peak[i as usize]);
+        }
+        // The default group is the smallest that fits: p when p divides m.
+        spec.group = 0;
+        let d = simulate(&spec).unwrap();
+        let smallest = Config { microbatch_group: fits[0], ..cfg };
+        let held = plan3d_core::cost::step::in_flight(&smallest, 0) * f64::from(v * per);
+        prop_assert!(close(d.memory_peak[0], held), "default: {} vs {held}", d.memory_peak[0]);
+        if m % p == 0 {
+            prop_assert_eq!(fits[0], p);
+        }
+    }
+}
+
+/// Megatron-Core's own examples of the grouped order
+/// (`model_parallel_config.py`, `microbatch_group_size_per_vp_stage`): PP 2,
+/// VP 2; N = 2 over 4 micro-batches runs "0 1 0 1 2 3 2 3" forwards on
+/// rank 0, N = 3 over 5 "0 1 2 0 1 2 3 4 3 4". Groups Megatron-Core refuses
+/// are refused.
+#[test]
+fn interleaved_groups_run_megatron_cores_order() {
+    for (n, m, order) in [
+        (2, 4, [0, 1, 0, 1, 2, 3, 2, 3].as_slice()),
+        (3, 5, &[0, 1, 2, 0, 1, 2, 3, 4, 3, 4]),
+    ] {
+        let mut spec = ScheduleSpec::unit(Interleaved, 2, 8, m);
+        spec.chunks = 2;
+        spec.group = n;
+        let s = simulate(&spec).unwrap();
+        let mut forwards: Vec<_> = s
+            .events
+            .iter()
+            .filter(|e| {
+                e.device == 0 && e.kind == EventKind::Forward && e.stream == Stream::Compute
+            })
+            .collect();
+        forwards.sort_by(|a, b| a.start.total_cmp(&b.start));
+        forwards.dedup_by_key(|e| (e.micro_batch, e.layer / 2));
+        let got: Vec<u32> = forwards.iter().filter_map(|e| e.micro_batch).collect();
+        assert_eq!(got, order, "N {n}, m {m}");
+    }
+    for (p, n, m) in [(4, 3, 6), (4, 7, 6), (4, 4, 6), (4, 5, 7)] {
+        let mut spec = ScheduleSpec::unit(Interleaved, p, 16, m);
+        spec.chunks = 2;
+        spec.group = n;
+        assert!(simulate(&spec).is_err(), "p {p} N {n} m {m}");
+    }
+}
+
 fn fig1(kind: ScheduleKind, reduce: f64) -> plan3d_core::schedule::Schedule {
     let mut s = ScheduleSpec::unit(kind, 1, 4, 4);
     s.data = 2;
@@ -352,7 +430,8 @@ fn invalid_specs_are_errors() {
         ScheduleSpec::unit(Lga, 1, 1 << 19, 1 << 19),
         ScheduleSpec {
             chunks: 2,
-            ..ScheduleSpec::unit(Interleaved, 4, 16, 6) // n_µ not a multiple of n_l
+            group: 5, // a last group of 1 micro-batch, under n_l
+            ..ScheduleSpec::unit(Interleaved, 4, 16, 6)
         },
         ScheduleSpec {
             durations: Durations::unit(f64::NAN),

@@ -186,7 +186,7 @@ proptest! {
             micro_batches, offload, activations: act,
             practice: PracticeRequest {
                 assumptions: if practice { "practice".into() } else { "paper".into() },
-                virtual_stages: v, sequence_parallel: sp, zero, recompute,
+                virtual_stages: v, microbatch_group: None, sequence_parallel: sp, zero, recompute,
                 pipeline_schedule: schedule, zero_r,
                 global_batch: gb, tokens, optimizer: None, precision: if practice && v == Some(2) { Some("fp8".into()) } else { None }, context_parallel: v.filter(|&x| x == 3).map(|_| 2),
                 expert_parallel: v.filter(|&x| x == 4).map(|_| 2),
@@ -255,7 +255,7 @@ proptest! {
         model in proptest::option::of(name(&["x8", "x16", "bert"])), h in hardware(),
     ) {
         let r = ScheduleRequest {
-            kind, devices, layers, micro_batches, chunks: 2, data, partition, offload,
+            kind, devices, layers, micro_batches, chunks: 2, group: None, data, partition, offload,
             backward: 2.0, reduce, restore, send, model, tensor: 1, micro_batch: 1, hardware: h,
         };
         round_trip(&r);

@@ -512,6 +512,10 @@ fn settings(e: &EvaluationReport) -> String {
     }
     if e.pipe > 1 {
         s.push_str(&match (e.pipeline_schedule.as_str(), e.virtual_stages) {
+            ("1f1b", v) if v > 1 && e.microbatch_group != e.pipe => format!(
+                ", interleaved 1F1B with {v} virtual stages, micro-batches in groups of {}",
+                e.microbatch_group
+            ),
             ("1f1b", v) if v > 1 => format!(", interleaved 1F1B with {v} virtual stages"),
             (sched, _) => format!(", {} schedule", sched.to_ascii_uppercase()),
         });

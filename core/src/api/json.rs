@@ -156,8 +156,9 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 42] = [
+    const PHRASES: [(&str, &str); 43] = [
         ("profile field", "profile"),
+        ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
         ("expert tensor-parallel", "expert_tensor_parallel"),
         ("experts' tensor-parallel", "expert_tensor_parallel"),
@@ -211,11 +212,12 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 30] = [
+pub(crate) const PRACTICE_ONLY: [&str; 31] = [
     "data",
     "pipe",
     "micro_batch",
     "virtual_stages",
+    "microbatch_group",
     "sequence_parallel",
     "zero",
     "recompute",

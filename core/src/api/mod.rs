@@ -234,6 +234,7 @@ fn evaluation_of(
         offload: r.offload,
         activation: activation(&r.activations)?,
         virtual_stages: p.virtual_stages.unwrap_or(1),
+        microbatch_group: p.microbatch_group.unwrap_or(0),
         sequence_parallel: p.sequence_parallel.unwrap_or(false),
         zero: given_zero.unwrap_or(default_zero),
         pipeline_schedule: p
@@ -411,6 +412,7 @@ fn plan_with(
             data: r.data,
             pipe: r.pipe,
             virtual_stages: p.virtual_stages,
+            microbatch_group: p.microbatch_group,
             micro_batch: r.micro_batch,
             sequence_parallel: p.sequence_parallel,
             zero: p.zero.as_deref().map(zero_stage).transpose()?,
@@ -640,6 +642,7 @@ pub fn simulate(r: &ScheduleRequest) -> Result<Schedule, ApiError> {
         } else {
             1
         },
+        group: r.group.unwrap_or(0),
         data: r.data,
         partition: r.partition,
         offload: r.offload,

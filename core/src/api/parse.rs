@@ -406,6 +406,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("pipe", r.pipe.is_some()),
         ("micro_batch", r.micro_batch.is_some()),
         ("virtual_stages", p.virtual_stages.is_some()),
+        ("microbatch_group", p.microbatch_group.is_some()),
         ("sequence_parallel", p.sequence_parallel.is_some()),
         ("zero", p.zero.is_some()),
         ("recompute", p.recompute.is_some()),
@@ -498,6 +499,18 @@ pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         offload: e.offload,
         activation: activation(&e.recompute)?,
         virtual_stages: e.virtual_stages,
+        // The report gives the group in use; the default's is 0.
+        microbatch_group: if e.microbatch_group
+            == crate::cost::step::microbatch_group(&Config {
+                pipe: e.pipe,
+                micro_batches: e.micro_batches,
+                virtual_stages: e.virtual_stages,
+                ..Config::default()
+            }) {
+            0
+        } else {
+            e.microbatch_group
+        },
         sequence_parallel: e.sequence_parallel,
         zero: zero_stage(&e.zero)?,
         pipeline_schedule: pipeline_schedule(&e.pipeline_schedule)?,

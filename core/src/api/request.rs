@@ -115,6 +115,13 @@ pub struct PracticeRequest {
     /// Virtual stages per pipeline device (interleaved 1F1B); free in a
     /// search when not given, 1 in an evaluation.
     pub virtual_stages: Option<u32>,
+    /// Interleaved 1F1B: micro-batches each virtual stage takes in a row, N
+    /// (Megatron-Core's `--microbatch-group-size-per-virtual-pipeline-stage`,
+    /// the Llama 3 paper's N): from the pipeline degree to every
+    /// micro-batch, the micro-batches a multiple of it or their remainder at
+    /// least the pipeline degree. Default: the smallest that fits, the
+    /// pipeline degree when it divides the micro-batches.
+    pub microbatch_group: Option<u32>,
     /// Sequence parallelism; free in a search when not given, off in an
     /// evaluation.
     pub sequence_parallel: Option<bool>,
@@ -268,6 +275,7 @@ impl Default for PracticeRequest {
         Self {
             assumptions: "practice".into(),
             virtual_stages: None,
+            microbatch_group: None,
             sequence_parallel: None,
             zero: None,
             recompute: None,
@@ -516,6 +524,11 @@ pub struct ScheduleRequest {
     pub micro_batches: u32,
     /// Virtual stages per device (interleaved).
     pub chunks: u32,
+    /// Interleaved: micro-batches each chunk takes in a row (Megatron-Core's
+    /// `microbatch_group_size_per_vp_stage`, the Llama 3 paper's N); none:
+    /// the smallest Megatron-Core takes, the devices when they divide the
+    /// micro-batches.
+    pub group: Option<u32>,
     /// Data-parallel degree: above 1, gradients are reduced.
     pub data: u32,
     /// State partitioned over the data-parallel devices.
@@ -549,6 +562,7 @@ impl Default for ScheduleRequest {
             layers: None,
             micro_batches: 4,
             chunks: 2,
+            group: None,
             data: 1,
             partition: false,
             offload: false,

@@ -117,6 +117,7 @@ pub(super) fn practice_space(inputs: &Inputs) -> search::Space {
         data: inputs.layout.data,
         pipe: inputs.layout.pipe,
         virtual_stages: inputs.layout.virtual_stages,
+        microbatch_group: None,
         micro_batch: inputs.layout.micro_batch,
         zero: inputs.layout.zero,
         pipeline_schedule: inputs.layout.schedule,

@@ -151,16 +151,11 @@ pub fn plan_schedule(
             });
         }
     }
-    if kind == ScheduleKind::Interleaved && n % p != 0 {
-        // The simulated interleaved schedule takes whole rounds of p
-        // micro-batches (Megatron's rule; Llama 3's schedule lifts it); the
-        // caption says what is shown, never more micro-batches than the
-        // plan has: fewer than p are shown on as many devices.
-        if n < p {
-            p = n;
-        } else {
-            n = n / p * p;
-        }
+    if kind == ScheduleKind::Interleaved && n < p {
+        // The interleaved schedule takes groups of at least p micro-batches
+        // (Megatron-Core's microbatch_group_size_per_vp_stage): fewer than p
+        // are shown on as many devices; the caption says what is shown.
+        p = n;
     }
     let paper = Durations::from_cost_model(
         model,
@@ -192,6 +187,13 @@ pub fn plan_schedule(
         layers: layers_for(p),
         micro_batches: n,
         chunks,
+        // The plan's own group when it is drawn whole, else the smallest
+        // that fits what is drawn.
+        group: if (p, n) == (pipe, nmu) {
+            c.microbatch_group
+        } else {
+            0
+        },
         data: c.data,
         // Under practice, per-use weight gathers are ZeRO-3's; ZeRO-3
         // gathering once per step ("3-step") reduces like ZeRO-1.

@@ -54,7 +54,7 @@ use alloc::vec::Vec;
 use crate::error::{check_count, check_range, Error};
 
 pub use durations::{Durations, MemorySizes};
-pub use spec::{ScheduleKind, ScheduleSpec, MAX_EVENTS};
+pub use spec::{group_fits, group_size, ScheduleKind, ScheduleSpec, MAX_EVENTS};
 pub use timeline::{Event, EventKind, Schedule, Stream};
 
 use metrics::measure;
@@ -107,12 +107,17 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
             });
         }
     }
-    if spec.kind == ScheduleKind::Interleaved && spec.micro_batches % spec.devices != 0 {
-        return Err(Error::NotDivisible {
-            what: "devices",
-            value: spec.devices.into(),
-            of: "micro-batches (interleaved schedule)",
-            total: spec.micro_batches.into(),
+    if spec.kind == ScheduleKind::Interleaved
+        && !group_fits(
+            group_size(spec.group, spec.devices, spec.micro_batches),
+            spec.devices,
+            spec.micro_batches,
+        )
+    {
+        return Err(Error::Incompatible {
+            what: "the interleaved schedule takes its micro-batches in groups of N, from the \
+                   devices to all of them, the last group empty or at least as long as the \
+                   devices (Megatron-Core's microbatch_group_size_per_vp_stage)",
         });
     }
     if spec.kind == ScheduleKind::DualPipe
@@ -154,8 +159,8 @@ fn validate(spec: &ScheduleSpec) -> Result<(), Error> {
 /// # Errors
 ///
 /// Invalid sizes: a pipeline deeper than the layers, stages that do not
-/// divide the layers (GPipe, 1F1B, interleaved), micro-batches not a
-/// multiple of the devices (interleaved), fewer micro-batches than devices
+/// divide the layers (GPipe, 1F1B, interleaved), a group of micro-batches
+/// Megatron-Core does not take (interleaved, [`group_fits`]), fewer micro-batches than devices
 /// (modular), negative or non-finite durations, or more than
 /// [`MAX_EVENTS`] events.
 ///

@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use crate::schedule::order::{Op, Segment};
-use crate::schedule::spec::{ScheduleKind, ScheduleSpec};
+use crate::schedule::spec::{group_size, ScheduleKind, ScheduleSpec};
 
 /// One segment per stage (n_l, or n_l·v interleaved), stage s on device
 /// s mod n_l.
@@ -48,22 +48,31 @@ pub(super) fn one_f_one_b(spec: &ScheduleSpec, device: u32, k: u32, ops: &mut Ve
     ops.extend((nmu - warmup..nmu).map(|mb| Op::b(k, mb)));
 }
 
-/// Interleaved 1F1B, Megatron-LM's order: groups of n_l micro-batches per
-/// chunk.
+/// Interleaved 1F1B, Megatron-Core's order (`get_schedule_table`): groups
+/// of N micro-batches (n_l by default), each group through every chunk in
+/// turn, the last group holding the rest; 2·(n_l − device − 1) + (v − 1)·N
+/// warm-up forwards (`get_pp_rank_microbatches`).
 pub(super) fn interleaved(spec: &ScheduleSpec, device: u32, ops: &mut Vec<Op>) {
     let (nl, nmu, v) = (spec.devices, spec.micro_batches, spec.chunks);
+    let n = group_size(spec.group, nl, nmu);
     let total = nmu * v;
+    // Virtual micro-batch i: its micro-batch and chunk. Every group before
+    // the last is full.
+    let at = |i: u32| {
+        let start = i / (n * v) * n;
+        let size = n.min(nmu - start);
+        let r = i - start * v;
+        (start + r % size, r / size)
+    };
     let fwd = |i: u32| {
-        let chunk = (i / nl) % v;
-        let mb = (i / (nl * v)) * nl + i % nl;
+        let (mb, chunk) = at(i);
         Op::f(chunk * nl + device, mb)
     };
     let bwd = |i: u32| {
-        let chunk = v - 1 - (i / nl) % v;
-        let mb = (i / (nl * v)) * nl + i % nl;
-        Op::b(chunk * nl + device, mb)
+        let (mb, chunk) = at(i);
+        Op::b((v - 1 - chunk) * nl + device, mb)
     };
-    let warmup = ((nl - device - 1) * 2 + (v - 1) * nl).min(total);
+    let warmup = ((nl - device - 1) * 2 + (v - 1) * n).min(total);
     ops.extend((0..warmup).map(fwd));
     for i in 0..total - warmup {
         ops.push(fwd(warmup + i));

@@ -235,6 +235,11 @@ pub struct EvaluationReport {
     pub assumptions: String,
     /// Virtual stages per pipeline device.
     pub virtual_stages: u32,
+    /// Interleaved 1F1B: the micro-batches each virtual stage takes in a
+    /// row (Megatron-Core's `microbatch_group_size_per_vp_stage`); 0 without
+    /// interleaving.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub microbatch_group: u32,
     /// Sequence parallelism.
     pub sequence_parallel: bool,
     /// ZeRO stage: `0`, `1`, `2`, `3`, `3-step` (the paper's partitioned
@@ -423,6 +428,7 @@ impl EvaluationReport {
                 .collect(),
             assumptions: e.assumptions.name().to_string(),
             virtual_stages: c.virtual_stages,
+            microbatch_group: crate::cost::step::microbatch_group(c),
             sequence_parallel: c.sequence_parallel,
             zero: crate::cost::step::zero_of(c).name().to_string(),
             recompute: c.activation.name().to_string(),

@@ -330,6 +330,14 @@ pub struct Config {
     /// sec. 2.2.2); 1 for plain 1F1B. Read by the practice timing.
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub virtual_stages: u32,
+    /// Interleaved 1F1B: micro-batches each virtual stage takes in a row, N
+    /// (Megatron-Core's `--microbatch-group-size-per-virtual-pipeline-stage`;
+    /// the Llama 3 paper's N, sec. 3.3.2, which lets the batch be any number
+    /// of micro-batches). A larger N holds more micro-batches in flight.
+    /// 0: the smallest Megatron-Core takes ([`crate::schedule::group_size`]):
+    /// the pipeline degree when it divides the micro-batches.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub microbatch_group: u32,
     /// Sequence parallelism with tensor parallelism (Korthikanti et al.):
     /// reduce-scatter/all-gather instead of all-reduce, the norms' and
     /// dropouts' activations split over the tensor devices.
@@ -415,6 +423,7 @@ impl Default for Config {
             offload: false,
             activation: ActivationModel::Paper,
             virtual_stages: 1,
+            microbatch_group: 0,
             sequence_parallel: false,
             zero: Zero::None,
             pipeline_schedule: PipelineSchedule::OneFOneB,

@@ -141,6 +141,21 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             .max(1)
             .into(),
     )?;
+    if cfg.microbatch_group > 0 {
+        if cfg.virtual_stages <= 1 || cfg.pipe <= 1 || cfg.method.layered() {
+            return Err(Error::Incompatible {
+                what: "microbatch_group groups the micro-batches of an interleaved schedule: it \
+                       needs a pipeline with virtual_stages above 1",
+            });
+        }
+        if !crate::schedule::group_fits(cfg.microbatch_group, cfg.pipe, cfg.micro_batches) {
+            return Err(Error::Incompatible {
+                what: "microbatch_group must lie between the pipeline degree and the \
+                       micro-batches, which must be a multiple of it or leave a last group at \
+                       least as long as the pipeline degree (Megatron-Core's rule)",
+            });
+        }
+    }
     if cfg.pipeline_schedule == PipelineSchedule::GPipe {
         if cfg.method.layered() {
             return Err(Error::Incompatible {

@@ -29,7 +29,7 @@ pub use activations::{
 pub use data::DataRing;
 pub use placement::{
     bubble_fraction, chunk_layers, chunks_per_device, device_layers, holds_head, in_flight,
-    split_layers, stage_layers, v_shaped,
+    microbatch_group, split_layers, stage_layers, v_shaped,
 };
 pub use rates::{
     fp8_casts, layer_ops, linear_format, linear_peak, micro_batch_floor, shaped_rates, Shaped,

@@ -219,10 +219,24 @@ pub fn holds_head(cfg: &Config, stage: u32) -> bool {
     }
 }
 
+/// The micro-batches each virtual stage of an interleaved 1F1B schedule
+/// takes in a row, N ([`Config::microbatch_group`], or the smallest
+/// Megatron-Core takes: [`crate::schedule::group_size`]); 0 without
+/// interleaving.
+#[must_use]
+pub fn microbatch_group(cfg: &Config) -> u32 {
+    if cfg.virtual_stages > 1 && cfg.pipe > 1 && !cfg.method.layered() {
+        crate::schedule::group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches)
+    } else {
+        0
+    }
+}
+
 /// Micro-batches whose activations device `stage` holds at the peak of a
-/// 1F1B schedule: p − stage; interleaved with v chunks, in chunk-micro-
-/// batches, 2·(p − stage − 1) + (v − 1)·p + 1 (Megatron's warm-up), which on
-/// the first device is p·(1 + (p−1)/(p·v)) stage-sized micro-batches
+/// 1F1B schedule: p − stage; interleaved with v chunks and groups of N
+/// micro-batches, in chunk-micro-batches, 2·(p − stage − 1) + (v − 1)·N + 1
+/// (Megatron-Core's warm-up, `get_pp_rank_microbatches`), which with N = p
+/// on the first device is p·(1 + (p−1)/(p·v)) stage-sized micro-batches
 /// (Korthikanti sec. 4.2.3). Returned in stage-sized micro-batches, at most
 /// the batch's m. The modular pipeline and GPipe hold all of their m.
 #[must_use]
@@ -250,7 +264,8 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
         return (2.0 * p - i).min(m) / 2.0;
     }
     let chunk_mbs = if cfg.virtual_stages > 1 {
-        2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0
+        let n = crate::schedule::group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches);
+        2.0 * (p - i - 1.0) + (v - 1.0) * f64::from(n) + 1.0
     } else {
         p - i
     };

@@ -150,7 +150,19 @@ pub(super) fn evaluate_candidate(
         &many_ep
     };
     for &v in vs {
-        if (v > 1 && m % p != 0) || beaten(best, v, false) {
+        // Interleaving takes the micro-batches in groups Megatron-Core
+        // accepts (any m ≥ p, with the smallest group by default).
+        // A group given asks for interleaving.
+        let group = space.microbatch_group.unwrap_or(0);
+        if (v == 1 && group > 0)
+            || (v > 1
+                && !crate::schedule::group_fits(
+                    crate::schedule::group_size(group, p as u32, m as u32),
+                    p as u32,
+                    m as u32,
+                ))
+            || beaten(best, v, false)
+        {
             continue;
         }
         // The schedules: the fixed one; else 1F1B (interleaved when v > 1),
@@ -204,6 +216,7 @@ pub(super) fn evaluate_candidate(
                             offload: false,
                             activation: recompute,
                             virtual_stages: u32::try_from(v).unwrap_or(u32::MAX),
+                            microbatch_group: if v > 1 { group } else { 0 },
                             sequence_parallel: sp,
                             zero,
                             pipeline_schedule: schedule,

@@ -88,6 +88,9 @@ pub struct Space {
     pub pipe: Option<u32>,
     /// Virtual stages per pipeline device.
     pub virtual_stages: Option<u32>,
+    /// Interleaved 1F1B's micro-batches a group
+    /// ([`crate::Config::microbatch_group`]); none: the smallest that fits.
+    pub microbatch_group: Option<u32>,
     /// Micro-batch size.
     pub micro_batch: Option<u32>,
     /// Sequence parallelism.
