@@ -209,6 +209,17 @@ impl Precision {
 /// every run's error. The H200 shares the H100's compute die and takes its
 /// figure; the B200 has no published run in the set and takes the H100's
 /// figure too, which plan3d states as unvalidated.
+///
+/// The GB200 and GB300 are the B200's and B300's dies rated at a higher
+/// power (1 200 and 1 400 W): their spec peak (2.5 Pflop/s dense BF16, 10 %
+/// over the HGX parts') is a boost clock that a training step's sustained
+/// load does not hold, so they take the HGX part's sustained GEMM rate:
+/// `gemm_efficiency` × 2.25/2.5. Checked, not fitted, on torchtitan's
+/// NVFP4 document (`calibration/published/torchtitan.json`,
+/// `tt_nvfp4_doc`), whose BF16 rows ran on GPUs reporting 184 GiB (a
+/// GB200's): Llama 3 8B and Qwen3 8B on four, compiled, per-op
+/// checkpointing, +11 % and +14 % at the GB200's spec peak, +1 % and +4 %
+/// at this rate (`core/tests/frameworks.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelFit {
     /// Fraction of the dense peak the GEMMs reach.
@@ -221,6 +232,10 @@ pub struct KernelFit {
     /// Was this GPU in the calibration set?
     pub validated: bool,
 }
+
+/// A GB200's or GB300's sustained GEMM rate against its spec peak: the
+/// HGX part's peak over its own, 2.25/2.5 (see [`KernelFit`]).
+pub const GB_SUSTAINED: f64 = 2.25 / 2.5;
 
 /// Element-wise traffic per stored activation byte (fitted, see [`KernelFit`]).
 pub const ELEMENTWISE_TRAFFIC: f64 = 2.40;
@@ -252,6 +267,7 @@ pub fn kernel_fit(gpu: &Gpu) -> KernelFit {
     let (gemm_efficiency, validated) = match gpu.name {
         "a100-80gb" | "a100-40gb" => (0.945, true),
         "h100-sxm" => (0.88, true),
+        "gb200" | "gb300" => (0.88 * GB_SUSTAINED, false),
         _ => (0.88, false),
     };
     KernelFit {
