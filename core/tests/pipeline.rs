@@ -58,8 +58,7 @@ fn interleaved_bubble_and_in_flight() {
 /// (Megatron-Core's `microbatch_group_size_per_vp_stage`, the Llama 3
 /// paper's N): the first device holds 2·(p − 1) + (v − 1)·N + 1 chunks of
 /// micro-batches at its peak, by hand for Llama 3.1 405B's PP 16 × VP 8;
-/// the bubble stays (p−1)/(v·m). A group Megatron-Core refuses is refused,
-/// naming the field.
+/// the bubble stays (p−1)/(v·m).
 #[test]
 fn interleaved_groups_take_any_micro_batch_count() {
     use plan3d_core::cost::step::microbatch_group;
@@ -87,6 +86,13 @@ fn interleaved_groups_take_any_micro_batch_count() {
         }),
         0
     );
+}
+
+/// The group a report gives, and the refusals of groups Megatron-Core
+/// refuses, naming the field.
+#[cfg(feature = "serde")]
+#[test]
+fn interleaved_groups_in_requests() {
     let request = |group: u32| {
         format!(
             r#"{{ "model": "llama-3.1-405b", "gpu": "h100-sxm", "node_size": 8, "seq_len": 8192,

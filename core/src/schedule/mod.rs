@@ -53,8 +53,9 @@ use alloc::vec::Vec;
 
 use crate::error::{check_count, check_range, Error};
 
+pub use crate::cost::step::{group_fits, group_size};
 pub use durations::{Durations, MemorySizes};
-pub use spec::{group_fits, group_size, ScheduleKind, ScheduleSpec, MAX_EVENTS};
+pub use spec::{ScheduleKind, ScheduleSpec, MAX_EVENTS};
 pub use timeline::{Event, EventKind, Schedule, Stream};
 
 use metrics::measure;

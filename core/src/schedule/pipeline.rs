@@ -4,8 +4,9 @@
 
 use alloc::vec::Vec;
 
+use crate::cost::step::group_size;
 use crate::schedule::order::{Op, Segment};
-use crate::schedule::spec::{group_size, ScheduleKind, ScheduleSpec};
+use crate::schedule::spec::{ScheduleKind, ScheduleSpec};
 
 /// One segment per stage (n_l, or n_l·v interleaved), stage s on device
 /// s mod n_l.

@@ -135,7 +135,7 @@ pub struct ScheduleSpec {
     /// paper's N, sec. 3.3.2): groups of N micro-batches pass through every
     /// chunk, the last group holding the rest. Megatron-Core takes p ≤ N ≤
     /// n_µ with n_µ mod N zero or at least p. 0: the smallest such N
-    /// ([`group_size`]; p, Megatron's default, when p divides n_µ).
+    /// ([`crate::cost::step::group_size`]; p, Megatron's default, when p divides n_µ).
     pub group: u32,
     /// Data-parallel degree n_b: above 1, gradients are reduced.
     pub data: u32,
@@ -167,27 +167,6 @@ impl ScheduleSpec {
             memory: MemorySizes::unit(),
         }
     }
-}
-
-/// Does Megatron-Core take `n` micro-batches a group for `m` micro-batches
-/// on `p` devices? p ≤ N ≤ m, and the last group empty or at least p long
-/// (`forward_backward_pipelining_with_interleaving`: a shorter last group
-/// would leave the pipeline waiting on its own dependencies).
-#[must_use]
-pub fn group_fits(n: u32, p: u32, m: u32) -> bool {
-    p <= n && n <= m && (m % n == 0 || m % n >= p)
-}
-
-/// The micro-batches a group of the interleaved schedule takes: `group`
-/// when set, else the smallest Megatron-Core accepts (p when p divides m:
-/// its default, a depth-first order; m at most, one group). p when there
-/// are fewer micro-batches than devices (no group fits).
-#[must_use]
-pub fn group_size(group: u32, p: u32, m: u32) -> u32 {
-    if group > 0 {
-        return group;
-    }
-    (p..=m).find(|&n| group_fits(n, p, m)).unwrap_or(p)
 }
 
 /// Largest number of events a schedule may have.

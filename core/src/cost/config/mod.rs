@@ -334,7 +334,7 @@ pub struct Config {
     /// (Megatron-Core's `--microbatch-group-size-per-virtual-pipeline-stage`;
     /// the Llama 3 paper's N, sec. 3.3.2, which lets the batch be any number
     /// of micro-batches). A larger N holds more micro-batches in flight.
-    /// 0: the smallest Megatron-Core takes ([`crate::schedule::group_size`]):
+    /// 0: the smallest Megatron-Core takes ([`crate::cost::step::group_size`]):
     /// the pipeline degree when it divides the micro-batches.
     #[cfg_attr(feature = "serde", serde(default))]
     pub microbatch_group: u32,

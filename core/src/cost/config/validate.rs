@@ -148,7 +148,7 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
                        needs a pipeline with virtual_stages above 1",
             });
         }
-        if !crate::schedule::group_fits(cfg.microbatch_group, cfg.pipe, cfg.micro_batches) {
+        if !crate::cost::step::group_fits(cfg.microbatch_group, cfg.pipe, cfg.micro_batches) {
             return Err(Error::Incompatible {
                 what: "microbatch_group must lie between the pipeline degree and the \
                        micro-batches, which must be a multiple of it or leave a last group at \

@@ -219,14 +219,35 @@ pub fn holds_head(cfg: &Config, stage: u32) -> bool {
     }
 }
 
+/// Does Megatron-Core take `n` micro-batches a group for `m` micro-batches
+/// on `p` devices? p ≤ N ≤ m, and the last group empty or at least p long
+/// (`forward_backward_pipelining_with_interleaving`: a shorter last group
+/// would leave the pipeline waiting on its own dependencies).
+#[must_use]
+pub fn group_fits(n: u32, p: u32, m: u32) -> bool {
+    p <= n && n <= m && (m % n == 0 || m % n >= p)
+}
+
+/// The micro-batches a group of the interleaved schedule takes: `group`
+/// when set, else the smallest Megatron-Core accepts (p when p divides m:
+/// its default, a depth-first order; m at most, one group). p when there
+/// are fewer micro-batches than devices (no group fits).
+#[must_use]
+pub fn group_size(group: u32, p: u32, m: u32) -> u32 {
+    if group > 0 {
+        return group;
+    }
+    (p..=m).find(|&n| group_fits(n, p, m)).unwrap_or(p)
+}
+
 /// The micro-batches each virtual stage of an interleaved 1F1B schedule
 /// takes in a row, N ([`Config::microbatch_group`], or the smallest
-/// Megatron-Core takes: [`crate::schedule::group_size`]); 0 without
+/// Megatron-Core takes: [`group_size`]); 0 without
 /// interleaving.
 #[must_use]
 pub fn microbatch_group(cfg: &Config) -> u32 {
     if cfg.virtual_stages > 1 && cfg.pipe > 1 && !cfg.method.layered() {
-        crate::schedule::group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches)
+        group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches)
     } else {
         0
     }
@@ -264,7 +285,7 @@ pub fn in_flight(cfg: &Config, stage: u32) -> f64 {
         return (2.0 * p - i).min(m) / 2.0;
     }
     let chunk_mbs = if cfg.virtual_stages > 1 {
-        let n = crate::schedule::group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches);
+        let n = group_size(cfg.microbatch_group, cfg.pipe, cfg.micro_batches);
         2.0 * (p - i - 1.0) + (v - 1.0) * f64::from(n) + 1.0
     } else {
         p - i

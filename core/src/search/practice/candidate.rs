@@ -156,8 +156,8 @@ pub(super) fn evaluate_candidate(
         let group = space.microbatch_group.unwrap_or(0);
         if (v == 1 && group > 0)
             || (v > 1
-                && !crate::schedule::group_fits(
-                    crate::schedule::group_size(group, p as u32, m as u32),
+                && !crate::cost::step::group_fits(
+                    crate::cost::step::group_size(group, p as u32, m as u32),
                     p as u32,
                     m as u32,
                 ))
