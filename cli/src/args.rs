@@ -202,8 +202,9 @@ pub(crate) struct PracticeArgs {
     /// Interleaved 1F1B: micro-batches each virtual stage takes in a row
     /// (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage,
     /// the Llama 3 paper's N): from the pipeline degree to every micro-batch;
-    /// more holds more in flight. Default: the smallest that fits, the
-    /// pipeline degree when it divides the micro-batches
+    /// more holds more in flight. Default: in evaluate the smallest that
+    /// fits; in plan Megatron-Core's, the pipeline degree, which must divide
+    /// the micro-batches
     #[arg(long)]
     pub(crate) microbatch_group: Option<u32>,
     /// Sequence parallelism with tensor parallelism.

@@ -389,3 +389,29 @@ fn a_no_plan_fix_keeps_to_the_framework() {
     assert_eq!(v["method"], "partitioned");
     assert_eq!(days, format!("{:.1}", f(&v, "days")), "{text}");
 }
+
+/// The search keeps Megatron-Core's default group of p micro-batches (a
+/// batch of 40 micro-batches on 16 stages runs plain 1F1B), and a group
+/// given interleaves it (`--microbatch-group 20`: two groups of 20).
+#[test]
+fn a_microbatch_group_lets_any_batch_interleave() {
+    let base = "plan --model llama-3.1-405b --gpu h100-sxm --node-size 8 --gpus 8192 \
+                --seq-len 8192 --tensor 8 --pipe 16 --global-batch 2560";
+    let v = json_words(base);
+    assert_eq!(
+        (
+            f(&v, "micro_batches"),
+            f(&v, "virtual_stages"),
+            f(&v, "microbatch_group")
+        ),
+        (40.0, 1.0, 0.0)
+    );
+    let v = json_words(&format!("{base} --microbatch-group 20"));
+    assert_eq!(
+        (f(&v, "micro_batches"), f(&v, "microbatch_group")),
+        (40.0, 20.0)
+    );
+    assert!(f(&v, "virtual_stages") > 1.0);
+    let out = plan3d_words(&format!("{base} --microbatch-group 20"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("micro-batches in groups of 20"));
+}

@@ -119,8 +119,10 @@ pub struct PracticeRequest {
     /// (Megatron-Core's `--microbatch-group-size-per-virtual-pipeline-stage`,
     /// the Llama 3 paper's N): from the pipeline degree to every
     /// micro-batch, the micro-batches a multiple of it or their remainder at
-    /// least the pipeline degree. Default: the smallest that fits, the
-    /// pipeline degree when it divides the micro-batches.
+    /// least the pipeline degree. Default in an evaluation: the smallest
+    /// that fits, the pipeline degree when it divides the micro-batches; in
+    /// a search Megatron-Core's default, the pipeline degree (interleaving
+    /// only micro-batch counts it divides).
     pub microbatch_group: Option<u32>,
     /// Sequence parallelism; free in a search when not given, off in an
     /// evaluation.

@@ -73,15 +73,8 @@ fn brute_with(
                     continue;
                 }
                 for v in 1..=u64::from(m.layers) {
-                    // Interleaving takes any m ≥ p, in groups Megatron-Core
-                    // accepts (the smallest by default).
-                    let (pu, mu) = (p as u32, mbs as u32);
-                    let grouped = plan3d_core::schedule::group_fits(
-                        plan3d_core::schedule::group_size(0, pu, mu),
-                        pu,
-                        mu,
-                    );
-                    if v > 1 && (!grouped || u64::from(m.layers).div_ceil(p) % v != 0) {
+                    // Interleaving in Megatron-Core's default groups of p.
+                    if v > 1 && (mbs % p != 0 || u64::from(m.layers).div_ceil(p) % v != 0) {
                         continue;
                     }
                     for recompute in [

@@ -150,19 +150,16 @@ pub(super) fn evaluate_candidate(
         &many_ep
     };
     for &v in vs {
-        // Interleaving takes the micro-batches in groups Megatron-Core
-        // accepts (any m ≥ p, with the smallest group by default).
-        // A group given asks for interleaving.
+        // Interleaving keeps Megatron-Core's default group, p micro-batches:
+        // without a group given, m a multiple of p. A group given asks for
+        // interleaving, in groups that fit (any m ≥ p with N = m).
         let group = space.microbatch_group.unwrap_or(0);
-        if (v == 1 && group > 0)
-            || (v > 1
-                && !crate::cost::step::group_fits(
-                    crate::cost::step::group_size(group, p as u32, m as u32),
-                    p as u32,
-                    m as u32,
-                ))
-            || beaten(best, v, false)
-        {
+        let interleaves = if group > 0 {
+            crate::cost::step::group_fits(group, p as u32, m as u32)
+        } else {
+            m % p == 0
+        };
+        if (v == 1 && group > 0) || (v > 1 && !interleaves) || beaten(best, v, false) {
             continue;
         }
         // The schedules: the fixed one; else 1F1B (interleaved when v > 1),

@@ -89,7 +89,8 @@ pub struct Space {
     /// Virtual stages per pipeline device.
     pub virtual_stages: Option<u32>,
     /// Interleaved 1F1B's micro-batches a group
-    /// ([`crate::Config::microbatch_group`]); none: the smallest that fits.
+    /// ([`crate::Config::microbatch_group`]); none: Megatron-Core's default,
+    /// p, so that only micro-batch counts p divides interleave.
     pub microbatch_group: Option<u32>,
     /// Micro-batch size.
     pub micro_batch: Option<u32>,
