@@ -234,8 +234,9 @@ pub fn scaling<DB: DrawingBackend>(
         .fold(None, |r: Option<(f64, f64)>, p| {
             Some(r.map_or((p.1, p.1), |(a, b)| (a.min(p.1), b.max(p.1))))
         })
-        // A factor of two of room above and below.
-        .map_or((-3.0, 6.0), |(a, b)| {
+        // A factor of two of room above and below; before any plan, an
+        // hour to three centuries.
+        .map_or((-1.5, 5.0), |(a, b)| {
             (a - libm::log10(2.0), b + libm::log10(2.0))
         });
     // The x range follows the sizes that have a plan, whole decades; a
@@ -275,8 +276,9 @@ pub fn scaling<DB: DrawingBackend>(
             y_label: &y_label,
             x_desc: "parameters",
             y_desc: "training time (days)",
-            // Room for the last x label, centred on the right edge.
-            room: [12, 26, 40, 60],
+            // Room for the last x label, centred on the right edge, and for
+            // a six-digit y label beside the axis title.
+            room: [12, 26, 40, 72],
             x_grid: true,
         },
         dark,
