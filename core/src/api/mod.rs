@@ -31,8 +31,10 @@ pub mod report;
 pub mod request;
 #[cfg(feature = "schema")]
 pub mod schema;
+mod simulate;
 
 pub use answer::{evaluate_answer, plan_answer, run_answer};
+pub use simulate::{schedule, simulate};
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -43,14 +45,14 @@ use crate::cost::{evaluate_with, AssumptionSet, Config, Method};
 use crate::error::Error;
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
-use crate::model::{self, ModelShape};
-use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};
+use crate::model::ModelShape;
+use crate::schedule::Schedule;
 use crate::search::{self, Parallelism, Scaling, Space};
 use crate::{estimate as estimate_mod, planner, zero as zero_mod};
 
 use parse::{
-    activation, config_of, method, naming, parallelism, pipeline_schedule, practice_only,
-    recomputation, recompute, zero_r, zero_stage,
+    activation, config_of, method, parallelism, pipeline_schedule, practice_only, recomputation,
+    recompute, zero_r, zero_stage,
 };
 pub use parse::{assumptions_of, calibrated, constraints_of, hardware_of, shape};
 use profile_report::{PresetReport, ProfileReport};
@@ -60,7 +62,7 @@ use report::{
 };
 use request::{
     EvaluateRequest, HardwareRequest, ModelRequest, PlanRequest, PracticeRequest, RunRequest,
-    ScheduleRequest, SweepRequest,
+    SweepRequest,
 };
 
 /// Why a request has no answer, in words (the CLI prints it after
@@ -598,70 +600,6 @@ pub fn sweep(r: &SweepRequest) -> Result<Vec<SweepRowReport>, ApiError> {
     let method = method(&r.method)?;
     let rows = search::sweep_scaled(&hw, method, par, &c, scaling(r)?, r.from, r.to, r.points)?;
     Ok(rows.iter().map(SweepRowReport::from).collect())
-}
-
-/// The simulated schedule a [`ScheduleRequest`] names (for the CLI's text
-/// and SVG drawings; [`schedule()`] gives its report).
-///
-/// # Errors
-///
-/// An unknown kind or model, or a spec [`schedule::simulate`] rejects.
-pub fn simulate(r: &ScheduleRequest) -> Result<Schedule, ApiError> {
-    let kind = ScheduleKind::parse(&r.kind).map_err(|e| naming(e, &r.kind))?;
-    let devices = r.devices.unwrap_or(if kind.pipelined() { 4 } else { 1 });
-    let (durations, memory_model, layers) = match &r.model {
-        Some(name) => {
-            let m = model::preset(name).map_err(|e| naming(e, name))?;
-            let hw = hardware_of(&r.hardware)?;
-            let d = Durations::from_cost_model(
-                &m,
-                &hw,
-                r.tensor,
-                r.micro_batch,
-                r.data,
-                r.partition,
-                ActivationModel::Paper,
-            )?;
-            (d, Some(m), r.layers.unwrap_or(m.layers))
-        }
-        None => {
-            let mut d = Durations::unit(r.backward);
-            d.reduce = r.reduce;
-            d.restore = r.restore;
-            d.send = r.send;
-            (d, None, r.layers.unwrap_or(16))
-        }
-    };
-    let mut spec = ScheduleSpec {
-        kind,
-        devices,
-        layers,
-        micro_batches: r.micro_batches,
-        chunks: if kind == ScheduleKind::Interleaved {
-            r.chunks
-        } else {
-            1
-        },
-        group: r.group.unwrap_or(0),
-        data: r.data,
-        partition: r.partition,
-        offload: r.offload,
-        durations,
-        memory: MemorySizes::unit(),
-    };
-    if let Some(m) = memory_model {
-        spec.memory = MemorySizes::from_cost_model(&m, &spec, r.tensor, r.micro_batch);
-    }
-    Ok(schedule::simulate(&spec)?)
-}
-
-/// `plan3d schedule`: a simulated step's events and metrics.
-///
-/// # Errors
-///
-/// As [`simulate`].
-pub fn schedule(r: &ScheduleRequest) -> Result<ScheduleReport, ApiError> {
-    Ok(ScheduleReport::from(&simulate(r)?))
 }
 
 /// `plan3d zero`: ZeRO-DP state per device for Ψ = `params` over `dp`
