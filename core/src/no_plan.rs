@@ -36,6 +36,9 @@ pub struct Layout {
     pub zero: Zero,
     /// The method.
     pub method: Method,
+    /// Under plain PyTorch (`--framework pytorch`), whose replicated layout
+    /// is DDP: named so, not "Megatron-style".
+    pub ddp: bool,
 }
 
 impl fmt::Display for Layout {
@@ -57,7 +60,11 @@ impl fmt::Display for Layout {
             self.micro_batch,
             self.recompute.name(),
             self.zero.name(),
-            self.method.label()
+            if self.ddp && self.method == Method::Baseline {
+                "data parallel (DDP)"
+            } else {
+                self.method.label()
+            }
         )
     }
 }

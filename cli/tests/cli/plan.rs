@@ -360,6 +360,8 @@ fn a_plan_keeps_to_the_framework() {
         "{text}"
     );
     assert!(text.contains("\ndata parallel (DDP) "), "{text}");
+    // The lightest layout tried is DDP's, named so (it said "Megatron-style").
+    assert!(text.contains(", data parallel (DDP)) needs"), "{text}");
     // An explicit method keeps meaning what it meant.
     let v = json_words(&format!(
         "{base} --framework pytorch-fsdp --method baseline"

@@ -92,6 +92,8 @@ pub(super) fn evaluate_candidate(
         }
     };
     let zeros = zeros_for(space, a, method, p);
+    // Plain PyTorch's replicated layout is DDP, and the no-plan text says so.
+    let ddp = a.framework == crate::cost::framework::Framework::Pytorch;
     // Sequence parallelism dominates without it (the same traffic, less
     // memory and element-wise work).
     let sps: &[bool] = match space.sequence_parallel {
@@ -242,7 +244,7 @@ pub(super) fn evaluate_candidate(
                         let stages = Stages::of(model, &cfg, a);
                         let heavy = stages.heaviest();
                         if heavy.total().0 > gpu_memory {
-                            rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg);
+                            rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg, ddp);
                             continue;
                         }
                         let shaped = rates.get(model, hw, &cfg, a);
@@ -252,7 +254,7 @@ pub(super) fn evaluate_candidate(
                         };
                         *evaluated += 1;
                         if !e.fits {
-                            rec.memory(e.peak_memory.0, gpu_memory, heavy.stage, &cfg);
+                            rec.memory(e.peak_memory.0, gpu_memory, heavy.stage, &cfg, ddp);
                             continue;
                         }
                         if e.efficiency < c.min_efficiency {

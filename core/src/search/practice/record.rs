@@ -47,8 +47,9 @@ impl Recorder {
         }
     }
 
-    /// A layout whose heaviest stage needs `need` bytes of `have`.
-    pub(crate) fn memory(&mut self, need: f64, have: f64, stage: u32, cfg: &Config) {
+    /// A layout whose heaviest stage needs `need` bytes of `have` (`ddp`:
+    /// under plain PyTorch, whose replicated layout is DDP).
+    pub(crate) fn memory(&mut self, need: f64, have: f64, stage: u32, cfg: &Config, ddp: bool) {
         if !self.on {
             return;
         }
@@ -71,6 +72,7 @@ impl Recorder {
                 recompute: cfg.activation,
                 zero: zero_of(cfg),
                 method: cfg.method,
+                ddp,
             },
         });
     }
