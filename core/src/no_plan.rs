@@ -36,9 +36,9 @@ pub struct Layout {
     pub zero: Zero,
     /// The method.
     pub method: Method,
-    /// Under plain PyTorch (`--framework pytorch`), whose replicated layout
-    /// is DDP: named so, not "Megatron-style".
-    pub ddp: bool,
+    /// The framework, which names the method (plain PyTorch's replicated
+    /// layout is DDP, not "Megatron-style").
+    pub framework: crate::cost::framework::Framework,
 }
 
 impl fmt::Display for Layout {
@@ -60,11 +60,7 @@ impl fmt::Display for Layout {
             self.micro_batch,
             self.recompute.name(),
             self.zero.name(),
-            if self.ddp && self.method == Method::Baseline {
-                "data parallel (DDP)"
-            } else {
-                self.method.label()
-            }
+            self.framework.method_label(self.method)
         )
     }
 }

@@ -250,6 +250,18 @@ impl Framework {
         }
     }
 
+    /// `method` in words under this framework: plain PyTorch's replicated
+    /// layout is DDP ("data parallel (DDP)"), every other the method's own
+    /// label. The one place that name is written (the plans' rows, the
+    /// headline and the no-plan sentence read it).
+    #[must_use]
+    pub fn method_label(self, method: crate::cost::Method) -> &'static str {
+        match (self, method) {
+            (Self::Pytorch, crate::cost::Method::Baseline) => "data parallel (DDP)",
+            (_, m) => m.label(),
+        }
+    }
+
     /// The ZeRO stages a replicated (Megatron-style) layout tries under it,
     /// the fastest first: plain PyTorch's DDP shards nothing; the
     /// distributed optimizer (stage 1) with a pipeline, and Megatron-LM

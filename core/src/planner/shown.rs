@@ -29,7 +29,7 @@ pub fn method_label(m: Method, practice: bool, long: bool) -> &'static str {
 #[must_use]
 pub fn method_label_for(m: Method, practice: bool, long: bool, fw: Framework) -> &'static str {
     match m {
-        Method::Baseline if practice && fw == Framework::Pytorch => "data parallel (DDP)",
+        Method::Baseline if practice => fw.method_label(m),
         Method::Improved if practice && long => {
             "layered + modular (Lamy-Poirier's proposal, not in Megatron-Core, NeMo or torchtitan)"
         }

@@ -92,8 +92,6 @@ pub(super) fn evaluate_candidate(
         }
     };
     let zeros = zeros_for(space, a, method, p);
-    // Plain PyTorch's replicated layout is DDP, and the no-plan text says so.
-    let ddp = a.framework == crate::cost::framework::Framework::Pytorch;
     // Sequence parallelism dominates without it (the same traffic, less
     // memory and element-wise work).
     let sps: &[bool] = match space.sequence_parallel {
@@ -244,7 +242,7 @@ pub(super) fn evaluate_candidate(
                         let stages = Stages::of(model, &cfg, a);
                         let heavy = stages.heaviest();
                         if heavy.total().0 > gpu_memory {
-                            rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg, ddp);
+                            rec.memory(heavy.total().0, gpu_memory, heavy.stage, &cfg, a.framework);
                             continue;
                         }
                         let shaped = rates.get(model, hw, &cfg, a);
@@ -254,7 +252,7 @@ pub(super) fn evaluate_candidate(
                         };
                         *evaluated += 1;
                         if !e.fits {
-                            rec.memory(e.peak_memory.0, gpu_memory, heavy.stage, &cfg, ddp);
+                            rec.memory(e.peak_memory.0, gpu_memory, heavy.stage, &cfg, a.framework);
                             continue;
                         }
                         if e.efficiency < c.min_efficiency {

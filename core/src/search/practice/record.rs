@@ -47,9 +47,16 @@ impl Recorder {
         }
     }
 
-    /// A layout whose heaviest stage needs `need` bytes of `have` (`ddp`:
-    /// under plain PyTorch, whose replicated layout is DDP).
-    pub(crate) fn memory(&mut self, need: f64, have: f64, stage: u32, cfg: &Config, ddp: bool) {
+    /// A layout of `framework` whose heaviest stage needs `need` bytes of
+    /// `have`.
+    pub(crate) fn memory(
+        &mut self,
+        need: f64,
+        have: f64,
+        stage: u32,
+        cfg: &Config,
+        framework: crate::cost::framework::Framework,
+    ) {
         if !self.on {
             return;
         }
@@ -72,7 +79,7 @@ impl Recorder {
                 recompute: cfg.activation,
                 zero: zero_of(cfg),
                 method: cfg.method,
-                ddp,
+                framework,
             },
         });
     }
