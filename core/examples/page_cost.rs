@@ -31,6 +31,33 @@ fn main() {
         }
     }
     println!("mean {:.2} ms, worst {worst:.2} ms", total / f64::from(n));
+    // The browser benchmark's drag starts from the page's opening (Llama
+    // 3.1 405B on up to 16 384 H100s): `outputs` along the same sizes,
+    // the fastest of five each; a drag's p95 is its slowest few sizes.
+    let mut along = Vec::new();
+    for k in 0..40 {
+        let mut i = Inputs::opening();
+        i.slide_size(10f64.powf(10.0 + f64::from(k) * 0.1));
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            let _ = planner::outputs(&i);
+            best = best.min(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        along.push((best, k));
+    }
+    along.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let slowest: Vec<String> = along
+        .iter()
+        .rev()
+        .take(4)
+        .map(|(t, k)| format!("size {k} {t:.2} ms"))
+        .collect();
+    println!(
+        "from the opening: outputs median {:.2} ms, slowest {}",
+        along[20].0,
+        slowest.join(", ")
+    );
     // The shown plan's schedule, simulated on every change of plan.
     let mut sched = Vec::new();
     for k in 0..40 {

@@ -102,7 +102,7 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
         // [`crate::cost::saved::op_sac_per_token`] kept, the rest
         // recomputed in the layer's backward.
         ActivationModel::Selective if a.op_selective => {
-            let (rep_k, split_k) = crate::cost::saved::op_sac_per_token(model);
+            let (rep_k, split_k) = crate::cost::saved::op_sac_per_token(model, a.compiled_layers());
             let kept = rep_k / t_sp + split_k / t;
             (kept, (everything - kept).max(0.0))
         }
