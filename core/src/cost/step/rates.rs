@@ -258,7 +258,15 @@ pub struct Shaped {
 /// parallelism makes them, a 1/`context` share of each sequence, or the
 /// eager CPU's dispatch of its operators when that is longer. The search
 /// prunes with it.
+///
+/// With a dense model's `shaped` rates for (tensor, micro_batch, context)
+/// ([`shaped_rates`], those of the run's GPU count or of one GPU alone,
+/// which are faster), the GEMMs are no faster than those rates, one
+/// forward and its backward each ([`super::step_time_shaped`] charges
+/// every recomputation on top): an unaligned shape's fallback kernel,
+/// far under the ceiling, no longer leaves the floor loose.
 #[must_use]
+#[allow(clippy::too_many_arguments)]
 pub fn micro_batch_floor(
     model: &ModelShape,
     hw: &Hardware,
@@ -267,6 +275,7 @@ pub fn micro_batch_floor(
     pipe: u32,
     micro_batch: u32,
     context: u32,
+    shaped: Option<&Shaped>,
 ) -> f64 {
     let (gemm_eff, traffic) = kernels(hw, a);
     let t = f64::from(tensor);
@@ -301,7 +310,22 @@ pub fn micro_batch_floor(
         } else {
             3.0 / c.ceiling_bf16
         };
-        tokens / (t * s) * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak)
+        let ceilings = tokens / (t * s)
+            * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak);
+        match shaped {
+            Some(Shaped { rates: r, .. }) if model.experts.is_none() => {
+                let (af, ab) = if a.flash_attention {
+                    (r.attention_forward, r.attention_backward)
+                } else {
+                    (r.dense_forward, r.dense_backward)
+                };
+                let by_shape = tokens / t
+                    * (linear * (r.dense_forward + 2.0 * r.dense_backward)
+                        + attention * (af + 2.0 * ab));
+                ceilings.max(by_shape)
+            }
+            _ => ceilings,
+        }
     };
     // An eager CPU dispatches the layer's operators at least once each
     // way: no layer is shorter.

@@ -47,7 +47,10 @@
 //! recomputation is tried: its extra GEMMs also hide overlapped
 //! collectives, so none is not always fastest. A test checks the result
 //! against brute force over every combination, and a bound on the GEMMs
-//! alone skips what cannot beat the best so far.
+//! alone skips what cannot beat the best so far: at their kernels' rates
+//! by shape for a dense model (an unaligned width's fallback kernels run
+//! at a fraction of the ceiling: the page's size slider met X\[210\] on
+//! H100s, whose plans run at 12 % of peak, in 10.6 ms natively, now 1.6).
 //!
 //! A candidate that does not fit is never returned. The objective is the
 //! training time of the token budget; with a target time, the fewest GPUs
@@ -231,6 +234,9 @@ pub(crate) fn search(
         None => batch_limit(model, a)?,
     };
 
+    // The kernels' rates by shape, computed once per (b, t, cp, …) for
+    // the floors and the evaluations.
+    let mut rates = candidate::RateCache::default();
     // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
     // micro-batches and the smallest bubble of its v, per token.
     let mut cands: alloc::vec::Vec<Candidate> = alloc::vec::Vec::new();
@@ -277,8 +283,33 @@ pub(crate) fn search(
             };
             for (&b, ladder) in sizes.iter().zip(&ladders) {
                 let b = u64::from(b);
+                // A dense model's kernels by shape for (t, b, cp), as its
+                // evaluations take them (the evaluations share them): an
+                // unaligned shape's fallback kernels, far under the
+                // ceiling, raise the floor (one GPU alone, where t·p·cp is
+                // 1, runs the faster ones: a floor for every d).
+                let shaped = if model.experts.is_none() {
+                    let probe = crate::cost::Config {
+                        tensor: t as u32,
+                        pipe: p as u32,
+                        context: cp as u32,
+                        micro_batch: b as u32,
+                        data: 1,
+                        ..crate::cost::Config::default()
+                    };
+                    rates.get(model, hw, &probe, a)
+                } else {
+                    None
+                };
                 let mb_floor = crate::cost::step::micro_batch_floor(
-                    model, hw, a, t as u32, p as u32, b as u32, cp as u32,
+                    model,
+                    hw,
+                    a,
+                    t as u32,
+                    p as u32,
+                    b as u32,
+                    cp as u32,
+                    shaped.as_ref(),
                 );
                 let activations = activation_floor(model, space, a, t, b) / cp as f64;
                 // Ascending d: the GPUs grow and the micro-batches m shrink,
@@ -359,7 +390,6 @@ pub(crate) fn search(
     // candidate is tried).
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0u64;
-    let mut rates = candidate::RateCache::default();
     if c.target_days.is_none() && !c.cheapest {
         // A heap: built in linear time, and only what is tried is ordered.
         let mut heap = alloc::collections::BinaryHeap::from(cands);
