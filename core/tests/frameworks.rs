@@ -487,6 +487,33 @@ fn the_headline_keeps_to_the_framework() {
     assert_eq!(layout.method, Method::Partitioned, "{text}");
 }
 
+/// The evaluation of one of torchtitan's NVFP4 document's BF16 or MXFP8
+/// rows (`tt_nvfp4_doc`): FSDP on four GB200-class GPUs, compiled, local
+/// batch as logged at 2 K, per-op checkpointing (torchtitan's default).
+fn blackwell_row(r: &serde_json::Value) -> serde_json::Value {
+    let shape = match r["model"].as_str().unwrap() {
+        "Llama 3 8B" => r#""model": "llama-3.1-8b""#,
+        "Qwen3 8B" => {
+            r#""layers": 36, "heads": 32, "kv_heads": 8, "head_size": 128, "ffn": 12288, "gated": true, "no_biases": true, "vocab": 151936, "untied": true"#
+        }
+        other => panic!("{other}"),
+    };
+    let precision = if r["float8"] == "MXFP8" {
+        "mxfp8"
+    } else {
+        "bf16"
+    };
+    let lbs = r["local_batch_size"].as_u64().unwrap();
+    let request = format!(
+        r#"{{ {shape}, "seq_len": 2048, "gpu": "gb200", "node_size": 4, "method": "partitioned",
+            "zero": "3", "framework": "torchtitan", "precision": "{precision}", "data": 4,
+            "micro_batch": {lbs}, "micro_batches": 1, "global_batch": {g},
+            "recompute": "selective", "compile": true }}"#,
+        g = 4 * lbs
+    );
+    serde_json::from_str(&plan3d_core::api::json::call("evaluate", &request).unwrap()).unwrap()
+}
+
 /// Blackwell, from torchtitan's NVFP4 document (`tt_nvfp4_doc`, allowed
 /// calibration data): Llama 3 8B and Qwen3 8B on four GPUs reporting
 /// 184 GiB (a GB200's), FSDP, compiled, sequence 2 048, BF16 and MXFP8.
@@ -505,30 +532,9 @@ fn torchtitan_blackwell_rows() {
         .collect();
     assert_eq!(rows.len(), 4);
     let tps = |r: &serde_json::Value| {
-        let shape = match r["model"].as_str().unwrap() {
-            "Llama 3 8B" => r#""model": "llama-3.1-8b""#,
-            "Qwen3 8B" => {
-                r#""layers": 36, "heads": 32, "kv_heads": 8, "head_size": 128, "ffn": 12288, "gated": true, "no_biases": true, "vocab": 151936, "untied": true"#
-            }
-            other => panic!("{other}"),
-        };
-        let precision = if r["float8"] == "MXFP8" {
-            "mxfp8"
-        } else {
-            "bf16"
-        };
-        let lbs = r["local_batch_size"].as_u64().unwrap();
-        let request = format!(
-            r#"{{ {shape}, "seq_len": 2048, "gpu": "gb200", "node_size": 4, "method": "partitioned",
-                "zero": "3", "framework": "torchtitan", "precision": "{precision}", "data": 4,
-                "micro_batch": {lbs}, "micro_batches": 1, "global_batch": {g},
-                "recompute": "selective", "compile": true }}"#,
-            g = 4 * lbs
-        );
-        let v: serde_json::Value =
-            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &request).unwrap())
-                .unwrap();
-        (lbs * 2048) as f64 / v["step_seconds"].as_f64().unwrap()
+        let v = blackwell_row(r);
+        (r["local_batch_size"].as_u64().unwrap() * 2048) as f64
+            / v["step_seconds"].as_f64().unwrap()
     };
     let mut worst_bf16 = 0.0_f64;
     let mut ratio_errors = Vec::new();
@@ -581,28 +587,7 @@ fn torchtitan_blackwell_rows_fit() {
         if r["source"] != "tt_nvfp4_doc" || r["float8"] == "NVFP4 (bf16 tail)" {
             continue;
         }
-        let shape = match r["model"].as_str().unwrap() {
-            "Llama 3 8B" => r#""model": "llama-3.1-8b""#,
-            _ => {
-                r#""layers": 36, "heads": 32, "kv_heads": 8, "head_size": 128, "ffn": 12288, "gated": true, "no_biases": true, "vocab": 151936, "untied": true"#
-            }
-        };
-        let precision = if r["float8"] == "MXFP8" {
-            "mxfp8"
-        } else {
-            "bf16"
-        };
-        let lbs = r["local_batch_size"].as_u64().unwrap();
-        let request = format!(
-            r#"{{ {shape}, "seq_len": 2048, "gpu": "gb200", "node_size": 4, "method": "partitioned",
-                "zero": "3", "framework": "torchtitan", "precision": "{precision}", "data": 4,
-                "micro_batch": {lbs}, "micro_batches": 1, "global_batch": {g},
-                "recompute": "selective", "compile": true }}"#,
-            g = 4 * lbs
-        );
-        let v: serde_json::Value =
-            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &request).unwrap())
-                .unwrap();
+        let v = blackwell_row(r);
         let peak = v["memory"]["peak_bytes"].as_f64().unwrap() / (1u64 << 30) as f64;
         let reserved = r["memory_gib"].as_f64().unwrap();
         let label = format!("{} {}", r["model"], r["label"]);
