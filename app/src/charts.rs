@@ -331,6 +331,20 @@ pub fn scaling<DB: DrawingBackend>(
         Ok(w)
     };
     let short = f64::from(widest(false)? + 42) > 0.45 * f64::from(xr.end - xr.start);
+    let map = XMap {
+        x0: xr.start,
+        x1: xr.end,
+        lo,
+        hi,
+        y0: yr.start,
+        y1: yr.end,
+        ylo,
+        yhi,
+    };
+    // Before the sweep lands there is nothing to name: no empty box.
+    if rows.is_empty() {
+        return Ok(map);
+    }
     let line_h = 18;
     let (box_w, box_h) = (widest(short)? + 42, line_h * rows.len() as i32 + 8);
     let (lx, ly) = (xr.end - box_w - 10, yr.end - box_h - 8);
@@ -349,16 +363,7 @@ pub fn scaling<DB: DrawingBackend>(
             text.clone().pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;
     }
-    Ok(XMap {
-        x0: xr.start,
-        x1: xr.end,
-        lo,
-        hi,
-        y0: yr.start,
-        y1: yr.end,
-        ylo,
-        yhi,
-    })
+    Ok(map)
 }
 
 /// A method's name in a legend: the practitioners' name, without its

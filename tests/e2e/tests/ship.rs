@@ -202,6 +202,8 @@ fn embeds_in_a_600_by_400_iframe() {
         ),
         json!(0)
     );
+    // Let late content (the sweep after the paint) land.
+    std::thread::sleep(std::time::Duration::from_millis(400));
     b.top();
     b.screenshot(&plan3d_e2e::root().join("tests/e2e/artifacts/embedded.png"));
 }
