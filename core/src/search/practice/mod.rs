@@ -287,8 +287,12 @@ pub(crate) fn search(
                 // evaluations take them (the evaluations share them): an
                 // unaligned shape's fallback kernels, far under the
                 // ceiling, raise the floor (one GPU alone, where t·p·cp is
-                // 1, runs the faster ones: a floor for every d).
-                let shaped = if model.experts.is_none() {
+                // 1, runs the faster ones: a floor for every d). Not with
+                // the embedding counted in the split: the first device
+                // may then hold fewer than d_l/p layers, which the floor
+                // takes, and only the ceilings' slack covers that.
+                let shaped = if model.experts.is_none() && space.embedding_layers.unwrap_or(0) == 0
+                {
                     let probe = crate::cost::Config {
                         tensor: t as u32,
                         pipe: p as u32,
