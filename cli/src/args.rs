@@ -39,6 +39,10 @@ pub(crate) struct ShapeArgs {
     /// Untied input embedding and LM head.
     #[arg(long)]
     pub(crate) untied: bool,
+    /// q and k normalized per head before the rotary embedding (Qwen3,
+    /// OLMo 2, Gemma 3; Megatron-Core's qk_layernorm)
+    #[arg(long)]
+    pub(crate) qk_norm: bool,
     /// Routed experts per MoE layer (a mixture of experts; 0: dense).
     #[arg(long)]
     pub(crate) experts: Option<u32>,
@@ -75,6 +79,7 @@ impl ShapeArgs {
             no_biases: self.no_biases,
             vocab: self.vocab,
             untied: self.untied,
+            qk_norm: self.qk_norm,
             experts: self.experts,
             top_k: self.top_k,
             expert_ffn: self.expert_ffn,

@@ -88,6 +88,7 @@ fn small_moe(node_limit: u32) -> ModelShape {
         }),
         hidden: None,
         latent: None,
+        qk_norm: false,
     }
 }
 

@@ -31,6 +31,7 @@ fn any_shape() -> impl Strategy<Value = ModelShape> {
                     experts: None,
                     latent: None,
                     hidden: None,
+                    qk_norm: false,
                 }
             },
         )

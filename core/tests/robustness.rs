@@ -69,6 +69,7 @@ fn shape() -> impl Strategy<Value = ModelShape> {
                     experts: None,
                     latent: None,
                     hidden: None,
+                    qk_norm: false,
                 }
             },
         )
@@ -91,6 +92,7 @@ fn small_shape() -> impl Strategy<Value = ModelShape> {
             experts: None,
             latent: None,
             hidden: None,
+            qk_norm: false,
         },
     )
 }

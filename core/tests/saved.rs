@@ -25,6 +25,7 @@ fn shape(row: &serde_json::Value) -> ModelShape {
         experts: None,
         hidden: None,
         latent: None,
+        qk_norm: false,
     }
 }
 
@@ -359,6 +360,78 @@ fn torchtitan_published_runs_fit() {
         assert_eq!(v["fits"], true, "{fields}");
         assert!(peak < reserved * 1.05, "{fields}: {peak}");
     }
+}
+
+/// Qwen3's q and k normalized per head (`qk_norm`; Qwen3-235B-A22B: 64
+/// query heads and 4 key/value heads of 128), by hand, per token and layer
+/// on one GPU: Transformer Engine's `RMSNorm` (Megatron-Core's
+/// `qk_layernorm`), PyTorch's `nn.RMSNorm` and torchtitan's keep each
+/// norm's bf16 input, 2 bytes an element of q and k (under autocast the
+/// plain layer's fp32 cast, 4), and 4 bytes a head row of fp32 statistics;
+/// Hugging Face's `Qwen3RMSNorm` its fp32 upcast and the normalized bf16
+/// tensor, 6 bytes an element (the projections write bf16 under autocast
+/// too). The rotary embedding's saved q and k are the layer's already.
+/// torchtitan's per-op checkpointing recomputes them; Korthikanti's 2022
+/// count (`megatron-2022`, the paper) has no such norms.
+#[test]
+fn qk_norms_keep_their_inputs() {
+    let qwen = plan3d_core::model::QWEN3_235B_A22B;
+    assert!(qwen.qk_norm);
+    let without = ModelShape {
+        qk_norm: false,
+        ..qwen
+    };
+    let (q, kv, rows) = (64.0 * 128.0, 4.0 * 128.0, 64.0 + 4.0);
+    for (code, amp, per_element) in [
+        (LayerCode::Fused, false, 2.0),
+        (LayerCode::Torchtitan, false, 2.0),
+        (LayerCode::Plain, false, 2.0),
+        (LayerCode::Plain, true, 4.0),
+        (LayerCode::HfLlama, false, 6.0),
+        (LayerCode::HfLlama, true, 6.0),
+    ] {
+        let (r1, s1, c1) = per_token(&qwen, code, amp, false, true);
+        let (r0, s0, c0) = per_token(&without, code, amp, false, true);
+        assert_eq!((r1, c1), (r0, c0), "{code:?}");
+        assert_eq!(
+            s1 - s0,
+            per_element * (q + kv) + 4.0 * rows,
+            "{code:?} {amp}"
+        );
+    }
+    let (_, s1, _) = per_token(&qwen, LayerCode::Megatron2022, false, true, true);
+    let (_, s0, _) = per_token(&without, LayerCode::Megatron2022, false, true, true);
+    assert_eq!(s1, s0);
+    // Per-op checkpointing keeps what its policy saves, not the norms.
+    assert_eq!(
+        plan3d_core::cost::saved::op_sac_per_token(&qwen, false),
+        plan3d_core::cost::saved::op_sac_per_token(&without, false)
+    );
+    // A request's `qk_norm` adds them under Megatron-Core: Llama 3.1 70B
+    // (64 heads, 8 key/value heads of 128) on TP 8 × PP 4, one micro-batch
+    // of 8 192 tokens, 4 in flight on the first stage's 20 layers: 2 bytes
+    // an element of q and k and 4 a row, over the 8 tensor ranks.
+    let activations = |qk_norm: bool| {
+        let r = format!(
+            r#"{{ "model": "llama-3.1-70b", "qk_norm": {qk_norm}, "gpu": "h100-sxm", "node_size": 8,
+                "framework": "megatron-core", "data": 1, "pipe": 4, "tensor": 8,
+                "micro_batch": 1, "micro_batches": 4, "recompute": "none", "sequence_parallel": true }}"#
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
+        let s = &v["memory"]["stages"][0];
+        (
+            s["activations"].as_f64().unwrap(),
+            s["layers"].as_f64().unwrap() * s["in_flight"].as_f64().unwrap(),
+        )
+    };
+    let ((with, held), (without, _)) = (activations(true), activations(false));
+    let per_token = (2.0 * (64.0 + 8.0) * 128.0 + 4.0 * (64.0 + 8.0)) / 8.0;
+    let want = per_token * 8192.0 * held;
+    assert!(
+        ((with - without) / want - 1.0).abs() < 1e-9,
+        "{with} {without} {want}"
+    );
 }
 
 /// How much each framework's layer keeps, Llama 3.1 8B, one GPU, no

@@ -84,6 +84,8 @@ fn model() -> impl Strategy<Value = ModelRequest> {
                     no_biases: nb,
                     vocab,
                     untied,
+                    // Sometimes q and k normalized per head.
+                    qk_norm: gated && !nb,
                     // Sometimes a mixture of experts.
                     experts: (gated && untied).then_some(4),
                     top_k: (gated && untied).then_some(2),
@@ -352,6 +354,7 @@ mod core_types {
                         experts: None,
                         latent: None,
                         hidden: None,
+                        qk_norm: false,
                     }
                 },
             )

@@ -68,6 +68,7 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
                 experts: None,
                 latent: None,
                 hidden: None,
+                qk_norm: false,
             }
         }
     };
@@ -99,6 +100,7 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
         m.vocab = r.vocab;
     }
     m.tied_embeddings &= !r.untied;
+    m.qk_norm |= r.qk_norm;
     let moe_flags = r.top_k.is_some()
         || r.expert_ffn.is_some()
         || r.shared_experts.is_some()

@@ -41,6 +41,10 @@ pub struct ModelRequest {
     pub vocab: Option<u32>,
     /// Input embedding and LM head not shared.
     pub untied: bool,
+    /// q and k normalized per head before the rotary embedding (Qwen3,
+    /// OLMo 2, Gemma 3; Megatron-Core's `qk_layernorm`): their norms'
+    /// saved activations.
+    pub qk_norm: bool,
     /// Routed experts per MoE layer (a mixture of experts; needs `top_k`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub experts: Option<u32>,

@@ -496,6 +496,7 @@ impl Run {
             experts: None,
             latent: None,
             hidden: None,
+            qk_norm: false,
         }
     }
 

@@ -79,6 +79,12 @@ pub struct Saved {
     pub fixed: f64,
     /// Per unit of d_m with dropout on: the masks (replicated).
     pub dropout: f64,
+    /// Per element of q and of k where the model normalizes them per head
+    /// ([`ModelShape::qk_norm`]: Qwen3, OLMo 2, Gemma 3): what the two
+    /// norms keep of their inputs.
+    pub qk: f64,
+    /// Per head row of q and of k under those norms: their statistics.
+    pub qk_rows: f64,
 }
 
 impl LayerCode {
@@ -161,6 +167,19 @@ impl LayerCode {
             Self::Megatron2022 => (0.0, 0.0),
             _ => (4.0, 2.0),
         };
+        // q and k normalized per head (RMSNorm over d_h), after their
+        // projections and before the rotary embedding, whose saved q and
+        // k are already counted: Transformer Engine's `RMSNorm` (Megatron-
+        // Core's `qk_layernorm`) and PyTorch's `nn.RMSNorm` keep their
+        // input (bf16, or autocast's fp32 cast of it) and the fp32
+        // reciprocal deviation per row; Hugging Face's `Qwen3RMSNorm` (as
+        // `LlamaRMSNorm`) its fp32 upcast and the normalized bf16 tensor
+        // (the q and k projections write bf16 under autocast too).
+        let qk = match self {
+            Self::HfLlama | Self::HfGpt2 => 6.0,
+            Self::Plain if amp => 4.0,
+            _ => 2.0,
+        };
         Saved {
             hidden,
             query,
@@ -169,6 +188,8 @@ impl LayerCode {
             heads,
             fixed,
             dropout,
+            qk,
+            qk_rows: 4.0,
         }
     }
 }
@@ -196,6 +217,10 @@ pub fn compiled_saved(model: &ModelShape, amp: bool) -> Saved {
         heads: 4.0,
         fixed: if model.biases { 16.0 } else { 8.0 },
         dropout: 2.0,
+        // Not measured: the normalized q and k, as the norms of the
+        // layer, with their statistics recomputed.
+        qk: 2.0,
+        qk_rows: 0.0,
     }
 }
 
@@ -258,7 +283,14 @@ fn per_token_of(model: &ModelShape, s: Saved, dropout: bool, flash: bool) -> (f6
     };
     let masks = if dropout { s.dropout * dm } else { 0.0 };
     let replicated = s.hidden * dm + s.fixed + masks;
-    let split = s.query * q + s.kv * kv + ffn + s.heads * heads;
+    // Per-head norms of q and k (not of latent attention's compressed
+    // ones, which DeepSeek-V3's own norms count in its widths).
+    let qk_norms = if model.qk_norm && model.latent.is_none() {
+        s.qk * (q + kv) + s.qk_rows * (heads + f64::from(model.kv_heads))
+    } else {
+        0.0
+    };
+    let split = s.query * q + s.kv * kv + ffn + s.heads * heads + qk_norms;
     let scores = if flash {
         0.0
     } else {

@@ -58,6 +58,12 @@ pub struct ModelShape {
     /// grouped-query attention.
     #[cfg_attr(feature = "serde", serde(default))]
     pub latent: Option<Latent>,
+    /// q and k normalized per head before the rotary embedding (RMSNorm
+    /// over d_h: Qwen3, OLMo 2, Gemma 3; Megatron-Core's `qk_layernorm`).
+    /// Their activations only: the norms' 2·d_h weights a layer are not
+    /// counted.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub qk_norm: bool,
 }
 
 /// The routed experts of a mixture-of-experts model (Shazeer et al. 2017;
@@ -488,5 +494,6 @@ pub fn x_family(x: u32) -> Result<ModelShape, Error> {
         experts: None,
         latent: None,
         hidden: None,
+        qk_norm: false,
     })
 }

@@ -24,6 +24,7 @@ pub const fn classic(seq_len: u32, heads: u32, head_size: u32, layers: u32) -> M
         experts: None,
         latent: None,
         hidden: None,
+        qk_norm: false,
     }
 }
 
@@ -58,6 +59,7 @@ pub const LLAMA_3_1_405B: ModelShape = ModelShape {
     experts: None,
     latent: None,
     hidden: None,
+    qk_norm: false,
 };
 
 /// A Llama 3.1 shape: SwiGLU, RMSNorm, 8 key/value heads of 128, vocabulary
@@ -78,6 +80,7 @@ const fn llama_3_1(heads: u32, layers: u32, ffn: u32) -> ModelShape {
         experts: None,
         latent: None,
         hidden: None,
+        qk_norm: false,
     }
 }
 
@@ -102,6 +105,7 @@ pub const MISTRAL_7B: ModelShape = ModelShape {
     experts: None,
     latent: None,
     hidden: None,
+    qk_norm: false,
 };
 /// Nemotron-4 340B (arXiv 2406.11704, Table 1): 96 layers, width 18432,
 /// 96 heads with 8 key/value heads, squared-ReLU feed-forward 4 × 18432 (not
@@ -120,6 +124,7 @@ pub const NEMOTRON_4_340B: ModelShape = ModelShape {
     experts: None,
     latent: None,
     hidden: None,
+    qk_norm: false,
 };
 
 /// DeepSeek-V3 (arXiv 2412.19437, sec. 4.2, and the released
@@ -158,6 +163,7 @@ pub const DEEPSEEK_V3: ModelShape = ModelShape {
         rope: 64,
         v: 128,
     }),
+    qk_norm: false,
 };
 /// Mixtral 8×22B (Mistral AI's released `config.json`): 56 layers, width
 /// 6144, 48 heads of 128 with 8 key/value heads, 8 experts of 16384 (2 per
@@ -185,6 +191,7 @@ pub const MIXTRAL_8X22B: ModelShape = ModelShape {
     }),
     hidden: None,
     latent: None,
+    qk_norm: false,
 };
 /// Qwen3-235B-A22B (Qwen3 technical report, arXiv 2505.09388, Table 2, and
 /// the released `config.json`): 94 layers, width 4096, 64 query heads of
@@ -213,6 +220,9 @@ pub const QWEN3_235B_A22B: ModelShape = ModelShape {
     }),
     hidden: Some(4096),
     latent: None,
+    // `Qwen3MoeAttention`'s `q_norm` and `k_norm` (Qwen3 technical report
+    // sec. 2: QK-Norm in place of QKV bias).
+    qk_norm: true,
 };
 
 /// Named presets (besides `x<N>`), as `(name, shape)`; feeds dropdowns.

@@ -100,6 +100,7 @@ fn small_model() -> impl Strategy<Value = ModelShape> {
                 experts: None,
                 latent: None,
                 hidden: None,
+                qk_norm: false,
             },
         )
 }

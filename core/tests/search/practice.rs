@@ -217,6 +217,7 @@ fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> Mode
         experts: None,
         latent: None,
         hidden: None,
+        qk_norm: false,
     }
 }
 
