@@ -53,23 +53,9 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
                     missing.join(", ")
                 )));
             }
-            let heads = r.heads.unwrap_or(1);
-            ModelShape {
-                seq_len: 1,
-                heads,
-                head_size: 1,
-                kv_heads: heads,
-                layers: 1,
-                ffn: 1,
-                gated_mlp: false,
-                biases: true,
-                vocab: None,
-                tied_embeddings: true,
-                experts: None,
-                latent: None,
-                hidden: None,
-                qk_norm: false,
-            }
+            // Placeholders the fields below overwrite (the width's 4×
+            // feed-forward size too).
+            crate::model::classic(1, r.heads.unwrap_or(1), 1, 1)
         }
     };
     if let Some(v) = r.seq_len {

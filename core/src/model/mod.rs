@@ -480,20 +480,7 @@ pub fn x_family(x: u32) -> Result<ModelShape, Error> {
     if x % 2 != 0 {
         return Err(Error::OddX { x });
     }
-    Ok(ModelShape {
-        seq_len: 16 * x,
-        heads: x / 2,
-        head_size: 2 * x,
-        kv_heads: x / 2,
-        layers: x,
-        ffn: 4 * x * x,
-        gated_mlp: false,
-        biases: true,
-        vocab: None,
-        tied_embeddings: true,
-        experts: None,
-        latent: None,
-        hidden: None,
-        qk_norm: false,
-    })
+    // Eq. 1's shape is Table B.1's classic layer: d_a = x/2 heads of
+    // d_h = 2x (d_m = x²), d_l = x layers, d_s = 16x, d_I = 4·d_m.
+    Ok(classic(16 * x, x / 2, 2 * x, x))
 }
