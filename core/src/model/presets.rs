@@ -45,42 +45,20 @@ pub const MEGATRON_1T: ModelShape = ModelShape {
 /// Llama 3.1 405B: 126 layers, width 16384, 128 heads with 8 key/value
 /// heads, SwiGLU feed-forward 53248, RMSNorm, vocabulary 128256 untied,
 /// sequence 8192.
-pub const LLAMA_3_1_405B: ModelShape = ModelShape {
-    seq_len: 8192,
-    heads: 128,
-    head_size: 128,
-    kv_heads: 8,
-    layers: 126,
-    ffn: 53_248,
-    gated_mlp: true,
-    biases: false,
-    vocab: Some(128_256),
-    tied_embeddings: false,
-    experts: None,
-    latent: None,
-    hidden: None,
-    qk_norm: false,
-};
+pub const LLAMA_3_1_405B: ModelShape = llama_3_1(128, 126, 53_248);
 
 /// A Llama 3.1 shape: SwiGLU, RMSNorm, 8 key/value heads of 128, vocabulary
 /// 128256 untied, sequence 8192 (Llama 3 paper, arXiv 2407.21783, Table 3;
 /// feed-forward sizes as in the released configs' `intermediate_size`).
 const fn llama_3_1(heads: u32, layers: u32, ffn: u32) -> ModelShape {
     ModelShape {
-        seq_len: 8192,
-        heads,
-        head_size: 128,
         kv_heads: 8,
-        layers,
         ffn,
         gated_mlp: true,
         biases: false,
         vocab: Some(128_256),
         tied_embeddings: false,
-        experts: None,
-        latent: None,
-        hidden: None,
-        qk_norm: false,
+        ..classic(8192, heads, 128, layers)
     }
 }
 
