@@ -266,6 +266,42 @@ fn a_layout_given_by_url_is_planned_as_given() {
     assert!(said.iter().any(|n| n.key == "dp"), "{said:?}");
 }
 
+/// Meta's 405B layout with NVIDIA's eight virtual stages (PP 16 × VP 8:
+/// 128 chunks for 126 layers) plans on the page with the embedding and
+/// the loss counted as layers, said beside the embedding field left
+/// empty; with the field set to 0 the virtual stages are refused there.
+#[test]
+fn virtual_stages_beyond_the_layers_count_the_embedding_on_the_page() {
+    let q = "model=llama-3.1-405b&gpu=h100-sxm&node=8&net=infiniband-400&tp=8&pp=16&dp=128&vp=8&batch=2048";
+    let (i, notices) = Inputs::from_query(q);
+    assert!(notices.is_empty(), "{notices:?}");
+    let out = planner::outputs(&i).unwrap();
+    let (_, meta) = out
+        .plans
+        .iter()
+        .find(|(m, _)| *m == plan3d_core::Method::Baseline)
+        .unwrap();
+    let c = meta.as_ref().expect("plans").evaluation.config;
+    assert_eq!((c.virtual_stages, c.embedding_layers), (8, 1));
+    assert!(c.head_layers >= 1);
+    let said = planner::corrections(&i, &out);
+    let n = said.iter().find(|n| n.key == "lmembed").expect("said");
+    let text = n.to_string();
+    assert!(
+        text.starts_with("lmembed: 128 chunks (PP 16 × VP 8) outnumber the 126 layers")
+            && text.ends_with("; using 1 layer"),
+        "{text}"
+    );
+    let (i, _) = Inputs::from_query(&format!("{q}&lmembed=0"));
+    let out = planner::outputs(&i).unwrap();
+    assert!(out.plans.iter().all(|(_, p)| p.is_err()));
+    let refused = planner::corrections(&i, &out);
+    assert!(
+        refused.iter().any(|n| n.key == "vp" && n.refused),
+        "{refused:?}"
+    );
+}
+
 /// Under practice the headline is the fastest plan of the methods
 /// frameworks ship; the paper's proposal is a comparison; a chosen method
 /// with no plan gives way to the fastest plan, saying so; the page opens on

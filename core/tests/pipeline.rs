@@ -184,6 +184,71 @@ fn embedding_and_loss_count_as_layers() {
     }
 }
 
+/// Virtual stages that outnumber the layers count the embedding and the
+/// loss where the user left them to plan3d (`step::pipeline_ends`), as
+/// NVIDIA's recipes must to run Llama 3.1 405B at PP 16 × VP 8: in
+/// `evaluate`, in `plan` with the virtual stages fixed, and said in the
+/// settings; given as none, or beyond what the ends make room for
+/// (120 layers + 2 < 128 chunks), they are refused at the field.
+#[test]
+fn virtual_stages_count_the_ends_where_they_need_them() {
+    use plan3d_core::api::{self, json, request::EvaluateRequest};
+    let text = |layers: u32, vp: u32, extra: &str| {
+        format!(
+            r#"{{ "heads": 128, "head_size": 128, "layers": {layers}, "ffn": 53248, "kv_heads": 8,
+                "gated": true, "vocab": 128256, "seq_len": 8192, "gpu": "h100-sxm", "node_size": 8,
+                "network": "infiniband-400", "pipe": 16, "tensor": 8, "virtual_stages": {vp},
+                "global_batch": 2048, "sequence_parallel": true, "recompute": "full" {extra} }}"#
+        )
+    };
+    let eval = |layers: u32, vp: u32, extra: &str| {
+        let r = text(
+            layers,
+            vp,
+            &format!(r#", "data": 64, "micro_batch": 1{extra}"#),
+        );
+        json::call("evaluate", &r)
+            .map(|o| serde_json::from_str::<serde_json::Value>(&o).unwrap())
+            .map_err(|e| (e.to_string(), r))
+    };
+    let v = eval(126, 8, "").unwrap();
+    assert_eq!(
+        (v["embedding_layers"].as_u64(), v["head_layers"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // The same as the ends given.
+    let given = eval(126, 8, r#", "embedding_layers": 1, "head_layers": 1"#).unwrap();
+    assert_eq!(v["step_seconds"], given["step_seconds"]);
+    assert_eq!(v["memory"]["peak_bytes"], given["memory"]["peak_bytes"]);
+    // Seven virtual stages fit the layers alone: no embedding counted.
+    assert_eq!(eval(126, 7, "").unwrap()["embedding_layers"], 0);
+    for (layers, extra) in [(126, r#", "embedding_layers": 0"#), (120, "")] {
+        let (e, _) = eval(layers, 8, extra).unwrap_err();
+        assert!(e.contains("virtual stages"), "{e}");
+    }
+    // Said in the settings.
+    let (_, r) = eval(120, 8, "").unwrap_err();
+    let r = r.replace(r#""layers": 120"#, r#""layers": 126"#);
+    let answer = api::evaluate_answer(&json::request::<EvaluateRequest>(&r).unwrap()).unwrap();
+    assert!(
+        answer.contains("the embedding and the loss as 1 and 1 layers of the split"),
+        "{answer}"
+    );
+    // The search with VP 8 fixed runs the same accounting.
+    let p: serde_json::Value = serde_json::from_str(
+        &json::call(
+            "plan",
+            &text(126, 8, r#", "gpus": 8192, "method": "baseline""#),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (p["virtual_stages"].as_u64(), p["embedding_layers"].as_u64()),
+        (Some(8), Some(1))
+    );
+}
+
 /// The pipeline split with the head counted in layers: layers + head cut
 /// evenly, the last stage holding the head in place of that many layers,
 /// every layer placed once, the last stage never emptied.

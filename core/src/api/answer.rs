@@ -519,6 +519,12 @@ fn settings(e: &EvaluationReport) -> String {
             ("1f1b", v) if v > 1 => format!(", interleaved 1F1B with {v} virtual stages"),
             (sched, _) => format!(", {} schedule", sched.to_ascii_uppercase()),
         });
+        if e.embedding_layers > 0 {
+            s.push_str(&format!(
+                ", the embedding and the loss as {} and {} layers of the split",
+                e.embedding_layers, e.head_layers
+            ));
+        }
     }
     s.push_str(&format!(", {} GEMMs", e.precision.to_ascii_uppercase()));
     if e.assumptions == "practice" {

@@ -299,10 +299,10 @@ fn evaluation_of(
     }
     // Practice splits the pipeline with the head counted in layers unless
     // told otherwise (the paper splits layers evenly).
+    // The embedding counts too where the virtual stages need it.
     if practice {
-        cfg.head_layers = p
-            .head_layers
-            .unwrap_or_else(|| crate::cost::step::balanced_head(&m, &cfg, a.work));
+        (cfg.embedding_layers, cfg.head_layers) =
+            crate::cost::step::pipeline_ends(&m, &cfg, a.work, p.embedding_layers, p.head_layers);
     }
     if p.zero.is_some() && !cfg.method.admits(cfg.zero) {
         return Err(ApiError(cfg.method.zero_refusal().into()));

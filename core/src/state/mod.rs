@@ -321,7 +321,8 @@ pub const MAX_VALUE_LEN: usize = 64;
 pub struct Notice {
     /// The key.
     pub key: String,
-    /// The value as given (shortened, control characters removed).
+    /// The value as given (shortened, control characters removed); empty
+    /// where the field was left empty and a plan filled it in.
     pub value: String,
     /// Why it was not used (most reasons are fixed words; a layout's
     /// conflict names its values).
@@ -344,7 +345,12 @@ impl fmt::Display for Notice {
                 self.key, self.value, self.reason
             );
         }
-        write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)?;
+        if self.value.is_empty() {
+            // A field left empty that a plan filled in.
+            write!(f, "{}: {}", self.key, self.reason)?;
+        } else {
+            write!(f, "ignored {}={}: {}", self.key, self.value, self.reason)?;
+        }
         if !self.used.is_empty() {
             write!(f, "; using {}", self.used)?;
         }

@@ -44,8 +44,8 @@ pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
 pub use work::{
     balanced_head, dual_copies, layer_forward_flops_per_token, layer_weights_on_gpu,
-    logit_forward_flops_per_token, model_flops_per_token, stage_expert_params, stage_params,
-    zero_of,
+    logit_forward_flops_per_token, model_flops_per_token, pipeline_ends, stage_expert_params,
+    stage_params, zero_of,
 };
 
 use crate::cost::assumptions::{fp8_peak, Assumptions, Compute, Zero};

@@ -55,6 +55,42 @@ pub fn balanced_head(model: &ModelShape, cfg: &Config, work: WorkCount) -> u32 {
     }
 }
 
+/// The embedding's and the head's work in layers in the pipeline split
+/// ([`Config::embedding_layers`], [`Config::head_layers`]), each as given
+/// or, where left to plan3d, the head's [`balanced_head`] and no
+/// embedding; unless the virtual stages need them: Megatron-Core takes
+/// more model chunks (p·v) than layers only with the embedding and the
+/// loss counted as a layer each (`account_for_embedding_in_pipeline_split`,
+/// `account_for_loss_in_pipeline_split`; Llama 3.1 405B's 126 layers over
+/// PP 16 × VP 8, as NVIDIA's recipes run it), so then the embedding left
+/// to plan3d counts as one layer, and the head as one at least.
+#[must_use]
+pub fn pipeline_ends(
+    model: &ModelShape,
+    cfg: &Config,
+    work: WorkCount,
+    embedding: Option<u32>,
+    head: Option<u32>,
+) -> (u32, u32) {
+    let balanced = head.unwrap_or_else(|| balanced_head(model, cfg, work));
+    let chunks = u64::from(cfg.pipe) * u64::from(cfg.virtual_stages.max(1));
+    let needed = cfg.pipe > 1
+        && cfg.virtual_stages > 1
+        && chunks > u64::from(model.layers) + u64::from(balanced.min(1));
+    match embedding {
+        Some(e) => (e, balanced),
+        None if needed => (
+            1,
+            if head.is_none() {
+                balanced.max(1)
+            } else {
+                balanced
+            },
+        ),
+        None => (0, balanced),
+    }
+}
+
 /// Model flops per token (the MFU count: 3 × forward, no recomputation;
 /// NeMo's `s·(24Lh² + 12Lhs + 48Lh² + 6Vh)` per sequence for GPT-3).
 #[must_use]

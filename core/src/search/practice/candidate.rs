@@ -7,7 +7,7 @@ use super::degrees::{divisors, expert_degrees, single_stage_chunks, zeros_for, R
 use super::{better, bubble_factor, Recorder, Space};
 use crate::cost::assumptions::Assumptions;
 use crate::cost::{
-    evaluate_staged, memory::Stages, step::balanced_head, step::Shaped, Config, Evaluation, Method,
+    evaluate_staged, memory::Stages, step::pipeline_ends, step::Shaped, Config, Evaluation, Method,
     PipelineSchedule, ZeroR,
 };
 use crate::hardware::Hardware;
@@ -235,9 +235,14 @@ pub(super) fn evaluate_candidate(
                                 crate::cost::saved::Modules(0)
                             },
                         };
-                        cfg.head_layers = space
-                            .head_layers
-                            .unwrap_or_else(|| balanced_head(model, &cfg, a.work));
+                        // The embedding counts where a virtual-stage
+                        // count the user fixed needs it (the free search
+                        // takes v among the divisors of a stage's layers).
+                        let embedding = space
+                            .embedding_layers
+                            .or(space.virtual_stages.is_none().then_some(0));
+                        (cfg.embedding_layers, cfg.head_layers) =
+                            pipeline_ends(model, &cfg, a.work, embedding, space.head_layers);
                         // Memory first: cheaper than the step.
                         let stages = Stages::of(model, &cfg, a);
                         let heavy = stages.heaviest();

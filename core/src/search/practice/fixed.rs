@@ -160,10 +160,15 @@ fn check_keyed(
         check_count("micro-batch size", b.into(), 1, crate::MAX_DEGREE).map_err(key("mb"))?;
     }
     if let Some(v) = space.virtual_stages {
+        // At most a chunk per layer, the embedding and the loss counted
+        // as one each unless given as none (`step::pipeline_ends`).
+        let ends = space.embedding_layers.map_or(1, |e| e.min(1))
+            + space.head_layers.map_or(1, |h| h.min(1));
         let stage_layers = space
             .pipe
-            .map_or(model.layers, |p| model.layers.div_ceil(p.max(1)));
-        check_count("virtual stages", v.into(), 1, stage_layers.into()).map_err(key("vp"))?;
+            .map_or(model.layers, |p| (model.layers + ends) / p.max(1));
+        check_count("virtual stages", v.into(), 1, stage_layers.max(1).into())
+            .map_err(key("vp"))?;
         if v > 1
             && space.pipeline_schedule.is_some_and(|s| {
                 matches!(

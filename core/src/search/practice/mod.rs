@@ -291,8 +291,11 @@ pub(crate) fn search(
                 // the embedding counted in the split: the first device
                 // may then hold fewer than d_l/p layers, which the floor
                 // takes, and only the ceilings' slack covers that.
-                let shaped = if model.experts.is_none() && space.embedding_layers.unwrap_or(0) == 0
-                {
+                let ends_counted = space.embedding_layers.unwrap_or(0) > 0
+                    || (space.embedding_layers.is_none()
+                        && space.virtual_stages.is_some()
+                        && v_max * p > u64::from(layers));
+                let shaped = if model.experts.is_none() && !ends_counted {
                     let probe = crate::cost::Config {
                         tensor: t as u32,
                         pipe: p as u32,
