@@ -324,7 +324,8 @@ pub(crate) struct PracticeArgs {
     /// stage holds this many layers fewer (Megatron-Core's
     /// --account-for-embedding-in-pipeline-split: 1, with --head-layers 1
     /// for its loss; a chunk may then hold the embedding or the head
-    /// alone, as PP 16 × VP 8 for 126 layers). Default 0
+    /// alone, as PP 16 × VP 8 for 126 layers). Default 0, or 1 where the
+    /// virtual stages outnumber the layers
     #[arg(long)]
     pub(crate) embedding_layers: Option<u32>,
     /// The loss over the vocabulary (the last stage's logits memory):

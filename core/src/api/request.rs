@@ -229,7 +229,9 @@ pub struct PracticeRequest {
     /// `--account-for-embedding-in-pipeline-split` is 1, with
     /// `head_layers` 1 for its `--account-for-loss-in-pipeline-split`; a
     /// chunk may then hold the embedding or the head alone, as PP 16 × VP
-    /// 8 for 126 layers). Default 0.
+    /// 8 for 126 layers). Default 0, or 1 (with `head_layers` at least 1)
+    /// where the virtual stages outnumber the layers
+    /// (`cost::step::pipeline_ends`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub embedding_layers: Option<u32>,
     /// The loss over the vocabulary, which sets the last stage's logits
