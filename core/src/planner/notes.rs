@@ -130,30 +130,21 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
     }
     // Virtual stages that outnumber the layers: the embedding counted
     // (`step::pipeline_ends`), said at the field left empty.
-    if inputs.layout.embedding_layers.is_none() {
-        if let Some(c) = out
+    if inputs.layout.embedding_layers.is_none()
+        && out
             .plans
             .iter()
-            .filter_map(|(_, p)| p.as_ref().ok())
-            .map(|p| p.evaluation.config)
-            .find(|c| c.embedding_layers > 0)
-        {
-            v.push(Notice {
-                key: "lmembed".into(),
-                value: alloc::string::String::new(),
-                reason: alloc::format!(
-                    "{} chunks (PP {} × VP {}) outnumber the {} layers: Megatron-Core counts \
-                     the embedding and the loss as a layer each",
-                    c.pipe * c.virtual_stages,
-                    c.pipe,
-                    c.virtual_stages,
-                    out.model.layers
-                )
+            .any(|(_, p)| p.as_ref().is_ok_and(|p| p.evaluation.config.embedding_layers > 0))
+    {
+        v.push(Notice {
+            key: "lmembed".into(),
+            value: alloc::string::String::new(),
+            reason: "more chunks (PP × VP) than layers: Megatron-Core counts the embedding and \
+                     the loss as a layer each"
                 .into(),
-                used: alloc::format!("{} layer", c.embedding_layers),
-                refused: false,
-            });
-        }
+            used: "1 layer".into(),
+            refused: false,
+        });
     }
     if let Some(n) = layout_refusal(inputs, out) {
         v.push(n);
