@@ -282,8 +282,19 @@ fn virtual_stages_beyond_the_layers_count_the_embedding_on_the_page() {
         .find(|(m, _)| *m == plan3d_core::Method::Baseline)
         .unwrap();
     let c = meta.as_ref().expect("plans").evaluation.config;
-    assert_eq!((c.virtual_stages, c.embedding_layers), (8, 1));
-    assert!(c.head_layers >= 1);
+    assert_eq!(
+        (c.virtual_stages, c.embedding_layers, c.head_layers),
+        (8, 1, 1)
+    );
+    // 128 units over 16 GPUs: the first and the last hold 7 layers.
+    let why = planner::practice_why(&meta.as_ref().unwrap().evaluation, &out.hardware).join(" | ");
+    assert!(
+        why.contains(
+            "pipeline split with the embedding and the head counted as 1 layer and 1: GPU 0 \
+             holds 7 layers, GPU 15 7 and the logits"
+        ),
+        "{why}"
+    );
     let said = planner::corrections(&i, &out);
     let n = said.iter().find(|n| n.key == "lmembed").expect("said");
     let text = n.to_string();

@@ -131,10 +131,10 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
     // Virtual stages that outnumber the layers: the embedding counted
     // (`step::pipeline_ends`), said at the field left empty.
     if inputs.layout.embedding_layers.is_none()
-        && out
-            .plans
-            .iter()
-            .any(|(_, p)| p.as_ref().is_ok_and(|p| p.evaluation.config.embedding_layers > 0))
+        && out.plans.iter().any(|(_, p)| {
+            p.as_ref()
+                .is_ok_and(|p| p.evaluation.config.embedding_layers > 0)
+        })
     {
         v.push(Notice {
             key: "lmembed".into(),

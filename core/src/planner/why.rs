@@ -79,7 +79,19 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     let h = e.stages.heaviest();
     // The stage with the head: the one holding logits.
     let head = e.stages.iter().find(|s| s.logits.get() > 0.0);
-    if let (true, Some(s)) = (c.pipe > 1 && c.head_layers > 0, head) {
+    let first = e.stages.iter().find(|s| s.stage == 0);
+    if let (true, Some(s), Some(f)) = (c.pipe > 1 && c.embedding_layers > 0, head, first) {
+        v.push(format!(
+            "pipeline split with the embedding and the head counted as {} and {}: GPU 0 holds \
+             {}, GPU {} {} and the logits (Megatron-Core's --account-for-embedding-in-pipeline-split \
+             and --account-for-loss-in-pipeline-split)",
+            plural(f64::from(c.embedding_layers), "layer", "layers"),
+            c.head_layers,
+            plural(f64::from(f.layers), "layer", "layers"),
+            s.stage,
+            s.layers
+        ));
+    } else if let (true, Some(s)) = (c.pipe > 1 && c.head_layers > 0, head) {
         v.push(format!(
             "pipeline split with the head counted as {}: GPU {} of the pipeline holds {} and \
              the logits (Megatron-Core's --decoder-last-pipeline-num-layers {})",
