@@ -247,6 +247,17 @@ fn virtual_stages_count_the_ends_where_they_need_them() {
         (p["virtual_stages"].as_u64(), p["embedding_layers"].as_u64()),
         (Some(8), Some(1))
     );
+    // Virtual stages given with the pipeline searched interleave a
+    // pipeline (a plan without one had been taken, its v unused).
+    let free = r#"{ "model": "llama-3.1-405b", "gpu": "h100-sxm", "node_size": 8, "gpus": 16384,
+        "network": "infiniband-400", "virtual_stages": 2 }"#;
+    let p: serde_json::Value = serde_json::from_str(&json::call("plan", free).unwrap()).unwrap();
+    assert!(p["pipe"].as_u64().unwrap() > 1, "{}", p["pipe"]);
+    let e = json::call(
+        "plan",
+        &free.replace("}", r#", "parallelism": "data+tensor" }"#),
+    );
+    assert!(e.unwrap_err().to_string().contains("need a pipeline"));
 }
 
 /// The pipeline split with the head counted in layers: layers + head cut

@@ -188,7 +188,7 @@ fn check_keyed(
                 },
             ));
         }
-        if v > 1 && space.pipe == Some(1) {
+        if v > 1 && (space.pipe == Some(1) || !par.pipe()) {
             return Err((
                 "vp",
                 Error::Incompatible {

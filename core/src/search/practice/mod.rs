@@ -266,6 +266,10 @@ pub(crate) fn search(
             None => pipe_degrees(layers).collect(),
         };
         for p in pipes {
+            // Virtual stages given interleave a pipeline: none without one.
+            if p == 1 && space.virtual_stages.is_some_and(|v| v > 1) {
+                continue;
+            }
             let per_replica = t * cp * p;
             if let Some(n) = c.exact_gpus.filter(|n| n % per_replica != 0) {
                 rec.cluster(n);
