@@ -190,6 +190,7 @@ fn embedding_and_loss_count_as_layers() {
 /// `evaluate`, in `plan` with the virtual stages fixed, and said in the
 /// settings; given as none, or beyond what the ends make room for
 /// (120 layers + 2 < 128 chunks), they are refused at the field.
+#[cfg(feature = "serde")]
 #[test]
 fn virtual_stages_count_the_ends_where_they_need_them() {
     use plan3d_core::api::{self, json, request::EvaluateRequest};
