@@ -14,6 +14,8 @@ mod h100_steps;
 #[cfg(feature = "serde")]
 mod kernels;
 #[cfg(feature = "alloc")]
+mod layout;
+#[cfg(feature = "alloc")]
 mod moe;
 #[cfg(feature = "alloc")]
 mod page;
