@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::memory::ActivationModel;
 
 mod validate;
+pub use validate::max_virtual_stages;
 pub(crate) use validate::validate;
 
 /// Largest degree or count accepted for any one dimension.

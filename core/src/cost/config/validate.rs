@@ -8,6 +8,15 @@ use crate::error::{check_count, Error};
 use crate::hardware::Hardware;
 use crate::model::ModelShape;
 
+/// The most virtual stages a pipeline of `pipe` stages takes over
+/// `layers` layers: a chunk per layer, with `ends` (0–2) of the embedding
+/// and the loss counted as a layer each (Megatron-Core's accounting: a
+/// chunk may then hold one alone); at least 1.
+#[must_use]
+pub fn max_virtual_stages(layers: u32, pipe: u32, ends: u32) -> u32 {
+    ((layers + ends) / pipe.max(1)).max(1)
+}
+
 /// Checks a configuration against the model and hardware (the errors of
 /// [`crate::evaluate`]).
 pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Result<(), Error> {
@@ -137,9 +146,12 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         "virtual stages",
         cfg.virtual_stages.into(),
         1,
-        ((model.layers + cfg.embedding_layers.min(1) + cfg.head_layers.min(1)) / cfg.pipe)
-            .max(1)
-            .into(),
+        max_virtual_stages(
+            model.layers,
+            cfg.pipe,
+            cfg.embedding_layers.min(1) + cfg.head_layers.min(1),
+        )
+        .into(),
     )?;
     if cfg.microbatch_group > 0 {
         if cfg.virtual_stages <= 1 || cfg.pipe <= 1 || cfg.method.layered() {

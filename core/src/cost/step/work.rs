@@ -73,10 +73,9 @@ pub fn pipeline_ends(
     head: Option<u32>,
 ) -> (u32, u32) {
     let balanced = head.unwrap_or_else(|| balanced_head(model, cfg, work));
-    let chunks = u64::from(cfg.pipe) * u64::from(cfg.virtual_stages.max(1));
     let needed = cfg.pipe > 1
-        && cfg.virtual_stages > 1
-        && chunks > u64::from(model.layers) + u64::from(balanced.min(1));
+        && cfg.virtual_stages
+            > crate::cost::config::max_virtual_stages(model.layers, cfg.pipe, balanced.min(1));
     match embedding {
         Some(e) => (e, balanced),
         None if needed => (

@@ -164,11 +164,10 @@ fn check_keyed(
         // as one each unless given as none (`step::pipeline_ends`).
         let ends = space.embedding_layers.map_or(1, |e| e.min(1))
             + space.head_layers.map_or(1, |h| h.min(1));
-        let stage_layers = space
-            .pipe
-            .map_or(model.layers, |p| (model.layers + ends) / p.max(1));
-        check_count("virtual stages", v.into(), 1, stage_layers.max(1).into())
-            .map_err(key("vp"))?;
+        let most = space.pipe.map_or(model.layers, |p| {
+            crate::cost::config::max_virtual_stages(model.layers, p, ends)
+        });
+        check_count("virtual stages", v.into(), 1, most.into()).map_err(key("vp"))?;
         if v > 1
             && space.pipeline_schedule.is_some_and(|s| {
                 matches!(
