@@ -89,6 +89,11 @@ fn virtual_stages_beyond_the_layers_count_the_embedding_on_the_page() {
         ),
         "{why}"
     );
+    // Its schedule is drawn (a chunk of 126 / 128 layers had been 0: "no
+    // schedule for this plan").
+    let (s, _) = planner::plan_schedule(&out.model, &out.hardware, meta.as_ref().unwrap())
+        .expect("a schedule");
+    assert!(s.bubble_fraction > 0.0 && !s.events.is_empty());
     let said = planner::corrections(&i, &out);
     let n = said.iter().find(|n| n.key == "lmembed").expect("said");
     let text = n.to_string();

@@ -81,20 +81,22 @@ pub fn plan_schedule(
     };
     let (pipe, nmu) = (c.pipe.max(1), c.micro_batches.max(1));
     // Standard pipelines cut the layers into equal stages: use the largest
-    // layer count the stages divide.
+    // layer count the stages divide, a layer a chunk at least (PP 16 × VP 8
+    // over 126 layers, the embedding and the loss counted, holds one a
+    // chunk).
     let per_stage = f64::from(model.layers) / f64::from(pipe);
     let layers_for = |p: u32| -> u32 {
         if kind == ScheduleKind::ZbV {
             // 2p equal stages.
-            model.layers / (2 * pipe) * 2 * p
+            (model.layers / (2 * pipe)).max(1) * 2 * p
         } else if kind == ScheduleKind::Interleaved {
             // p·v equal chunks.
-            model.layers / (pipe * chunks) * p * chunks
+            (model.layers / (pipe * chunks)).max(1) * p * chunks
         } else if matches!(
             kind,
             ScheduleKind::OneFOneB | ScheduleKind::ZbH1 | ScheduleKind::DualPipe
         ) {
-            model.layers / pipe * p
+            (model.layers / pipe).max(1) * p
         } else if p == pipe {
             model.layers
         } else {
