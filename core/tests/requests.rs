@@ -464,3 +464,57 @@ proptest! {
         }
     }
 }
+
+/// A name the presets do not have is refused with the names that would do,
+/// the nearest one offered where it is near, and the field it belongs to.
+#[test]
+fn unknown_names_list_the_known_ones() {
+    let err = |request: &str| {
+        let e = api::json::call("evaluate", request).unwrap_err();
+        let field = api::json::field_of(&e.to_string());
+        (e.to_string(), field)
+    };
+    let (e, field) = err(r#"{ "model": "gpt-3", "gpu": "h100" }"#);
+    assert!(
+        e.starts_with("unknown GPU 'h100': use a100-80gb, a100-40gb, h100-sxm,"),
+        "{e}"
+    );
+    assert!(e.ends_with("; did you mean h100-sxm?"), "{e}");
+    assert_eq!(field, Some("gpu"));
+    let (e, field) = err(r#"{ "model": "llama-3-8b" }"#);
+    assert!(
+        e.contains("llama-3.1-405b") && e.contains("x<N> (N even)"),
+        "{e}"
+    );
+    assert!(e.ends_with("; did you mean llama-3.1-8b?"), "{e}");
+    assert_eq!(field, Some("model"));
+    let (e, field) = err(r#"{ "model": "gpt-3", "network": "carrier-pigeon" }"#);
+    assert!(
+        e.contains("infiniband-400, infiniband-800, roce-400"),
+        "{e}"
+    );
+    assert!(!e.contains("did you mean"), "nothing is near: {e}");
+    assert_eq!(field, Some("network"));
+    // A name within two edits of two presets offers the nearer.
+    let (e, _) = err(r#"{ "model": "gpt3" }"#);
+    assert!(e.ends_with("; did you mean gpt-3?"), "{e}");
+    let (e, field) = err(r#"{ "model": "gpt-3", "precision": "fp8-block" }"#);
+    assert!(
+        e.starts_with(
+            "unknown precision 'fp8-block': use bf16, fp8, fp8-current, fp8-blockwise, mxfp8"
+        ),
+        "{e}"
+    );
+    assert!(e.ends_with("; did you mean fp8-blockwise?"), "{e}");
+    assert_eq!(field, Some("precision"));
+    // One character is not near anything: '5' is no typo of '0'.
+    let (e, field) = err(r#"{ "model": "gpt-3", "zero": "5" }"#);
+    assert_eq!(e, "unknown ZeRO stage '5': use 0, 1, 2, 3, 3-step");
+    assert_eq!(field, Some("zero"));
+    let (e, field) = err(r#"{ "model": "gpt-3", "activations": "most" }"#);
+    assert_eq!(
+        e,
+        "unknown activation model 'most': use paper, full, selective, none"
+    );
+    assert_eq!(field, Some("activations"));
+}

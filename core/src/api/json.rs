@@ -156,7 +156,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 43] = [
+    const PHRASES: [(&str, &str); 44] = [
         ("profile field", "profile"),
         ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
@@ -192,6 +192,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("unknown model", "model"),
         ("unknown network", "network"),
         ("unknown method", "method"),
+        ("unknown activation model", "activations"),
         ("unknown precision", "precision"),
         ("unknown optimizer", "optimizer"),
         ("unknown attention", "attention"),

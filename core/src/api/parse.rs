@@ -25,6 +25,81 @@ pub(super) fn naming(e: Error, value: &str) -> ApiError {
     ApiError(format!("{e} '{value}'"))
 }
 
+/// An unknown name refused with the names that would do, and the nearest
+/// of them where one is near (a prefix of it, or within two edits: `h100`
+/// → `h100-sxm`, `llama-3-8b` → `llama-3.1-8b`): `unknown GPU 'h100': use
+/// a100-80gb, …; did you mean h100-sxm?`.
+fn unknown_name<'a>(
+    what: &str,
+    value: &str,
+    names: impl Iterator<Item = &'a str> + Clone,
+    also: &str,
+) -> ApiError {
+    let v = value.trim().to_ascii_lowercase();
+    let near = names
+        .clone()
+        .map(|n| {
+            let d = if !v.is_empty() && n.starts_with(v.as_str()) {
+                0
+            } else {
+                edit_distance(&v, n)
+            };
+            (d, n)
+        })
+        .filter(|&(d, n)| d <= 2 && 2 * d < v.len().max(n.len()))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| format!("; did you mean {n}?"))
+        .unwrap_or_default();
+    let list: Vec<&str> = names.collect();
+    ApiError(format!(
+        "unknown {what} '{value}': use {}{also}{near}",
+        list.join(", ")
+    ))
+}
+
+/// Levenshtein distance over bytes (names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// A model preset by name ([`model::preset`]), refused naming the presets.
+pub(super) fn preset_of(name: &str) -> Result<ModelShape, ApiError> {
+    model::preset(name).map_err(|e| match e {
+        Error::Unknown { .. } => unknown_name(
+            "model",
+            name,
+            model::PRESETS.iter().map(|&(n, _)| n),
+            ", x<N> (N even) or a custom shape (seq_len, heads, head_size, layers)",
+        ),
+        e => naming(e, name),
+    })
+}
+
+/// A GPU preset by name ([`hardware::gpu`]), refused naming the presets.
+fn gpu_of(name: &str) -> Result<hardware::Gpu, ApiError> {
+    hardware::gpu(name)
+        .map_err(|_| unknown_name("GPU", name, hardware::GPUS.iter().map(|g| g.name), ""))
+}
+
+/// A network by name ([`Network::parse`]), refused naming the networks.
+fn network_of(name: &str) -> Result<Network, ApiError> {
+    Network::parse(name)
+        .map_err(|_| unknown_name("network", name, Network::ALL.iter().map(|n| n.name()), ""))
+}
+
 /// The shape a [`ModelRequest`] names: a preset with its fields
 /// overridden, or a custom shape (then the four core fields are needed;
 /// the FFN defaults to 4 × width).
@@ -36,7 +111,7 @@ pub(super) fn naming(e: Error, value: &str) -> ApiError {
 pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
     let name = r.model.as_deref();
     let mut m = match name {
-        Some(n) => model::preset(n).map_err(|e| naming(e, n))?,
+        Some(n) => preset_of(n)?,
         None => {
             let missing: Vec<&str> = [
                 ("--seq-len", r.seq_len.is_none()),
@@ -145,7 +220,7 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
 ///
 /// An unknown GPU or network, or a value out of range.
 pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
-    let mut gpu = hardware::gpu(&r.gpu)?;
+    let mut gpu = gpu_of(&r.gpu)?;
     if let Some(gib) = r.gpu_memory {
         if !(gib.is_finite() && gib > 0.0 && gib <= 1e6) {
             return Err(Error::OutOfRange {
@@ -168,7 +243,7 @@ pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
         } else {
             Some(r.node_size.unwrap_or(16))
         },
-        network: Network::parse(&r.network)?,
+        network: network_of(&r.network)?,
         kernel_efficiency: r.kernel_efficiency,
     };
     hw.validate()?;
@@ -176,11 +251,19 @@ pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
 }
 
 pub(super) fn activation(name: &str) -> Result<ActivationModel, ApiError> {
-    ActivationModel::parse(name).map_err(|e| naming(e, name))
+    ActivationModel::parse(name).map_err(|_| {
+        unknown_name(
+            "activation model",
+            name,
+            ActivationModel::ALL.iter().map(|m| m.name()),
+            "",
+        )
+    })
 }
 
 pub(super) fn zero_stage(name: &str) -> Result<Zero, ApiError> {
-    Zero::parse(name).map_err(|e| naming(e, name))
+    Zero::parse(name)
+        .map_err(|_| unknown_name("ZeRO stage", name, Zero::ALL.iter().map(|z| z.name()), ""))
 }
 
 pub(super) fn pipeline_schedule(name: &str) -> Result<PipelineSchedule, ApiError> {
@@ -297,8 +380,14 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         a.tokens = Some(t);
     }
     if let Some(c) = &r.precision {
-        a.compute = crate::cost::assumptions::Compute::parse(c)
-            .map_err(|_| ApiError(format!("unknown precision '{c}': use bf16 or fp8")))?;
+        a.compute = crate::cost::assumptions::Compute::parse(c).map_err(|_| {
+            unknown_name(
+                "precision",
+                c,
+                crate::cost::formats::Compute::ALL.iter().map(|f| f.name()),
+                "",
+            )
+        })?;
     }
     if let Some(x) = r.expert_imbalance {
         if !(x.is_finite() && (1.0..=16.0).contains(&x)) {
@@ -360,7 +449,8 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
 }
 
 pub(super) fn method(name: &str) -> Result<Method, ApiError> {
-    Method::parse(name).map_err(|e| naming(e, name))
+    Method::parse(name)
+        .map_err(|_| unknown_name("method", name, Method::ALL.iter().map(|m| m.name()), ""))
 }
 
 pub(super) fn parallelism(name: &str) -> Result<Parallelism, ApiError> {

@@ -1,7 +1,6 @@
 //! `plan3d schedule`: a schedule a request names, simulated.
 
 use crate::memory::ActivationModel;
-use crate::model;
 use crate::schedule::{self, Durations, MemorySizes, Schedule, ScheduleKind, ScheduleSpec};
 
 use super::parse::{hardware_of, naming};
@@ -20,7 +19,7 @@ pub fn simulate(r: &ScheduleRequest) -> Result<Schedule, ApiError> {
     let devices = r.devices.unwrap_or(if kind.pipelined() { 4 } else { 1 });
     let (durations, memory_model, layers) = match &r.model {
         Some(name) => {
-            let m = model::preset(name).map_err(|e| naming(e, name))?;
+            let m = super::parse::preset_of(name)?;
             let hw = hardware_of(&r.hardware)?;
             let d = Durations::from_cost_model(
                 &m,
