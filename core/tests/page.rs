@@ -279,9 +279,14 @@ fn the_practice_headline_is_the_fastest_shipped_plan() {
     match proposal(&o, true, &s) {
         Some((p, st)) => {
             assert_eq!(p, *improved);
-            assert!(st.saving() > 0.0);
+            assert!(
+                st.saving() >= 0.005,
+                "printed as {:.0} %",
+                100.0 * st.saving()
+            );
         }
-        None => assert!(improved.evaluation.time.0 >= s.plan.evaluation.time.0),
+        // Not mentioned where it would read "(0 % faster)".
+        None => assert!(improved.evaluation.time.0 >= 0.995 * s.plan.evaluation.time.0),
     }
     assert!(proposal(&o, false, &s).is_none());
     // Its URL, once written, keeps meaning the same inputs.

@@ -66,7 +66,7 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
         .collect();
     if practice && e.method != Method::Improved.name() {
         if let Some((_, Ok(p))) = rows.iter().find(|(m, _)| *m == Method::Improved) {
-            if p.evaluation.days < e.days {
+            if 1.0 - p.evaluation.days / e.days >= crate::planner::PROPOSAL_GAIN {
                 out.push(format!(
                     "The paper's proposal, layered + modular, would take {} ({} faster); no framework ships it.",
                     duration(p.evaluation.days),

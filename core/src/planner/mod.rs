@@ -12,7 +12,7 @@ mod why;
 pub use notes::{corrections, published_batch_plan, scaling_offset};
 pub use shown::{
     method_label, method_label_for, proposal, shown, slowdown, standing, RulesVersus, Shown,
-    Standing, SHIPPED,
+    Standing, PROPOSAL_GAIN, SHIPPED,
 };
 pub use timeline::{comparison, plan_schedule, step_gap, ShownScale, MAX_PAGE_OPS};
 pub use why::{caveat, gib_part, practice_limits, practice_why};

@@ -252,7 +252,7 @@ pub fn shown(
 /// plan shown when it does better in the search's objective: its plan and
 /// where the shown plan stands against it. `None` under paper (where it is
 /// one of the methods compared), when it is the plan shown, or when it
-/// does no better.
+/// does no better by [`PROPOSAL_GAIN`].
 #[must_use]
 pub fn proposal(out: &Outputs, practice: bool, shown: &Shown) -> Option<(Plan, Standing)> {
     if !practice || shown.plan.method == Method::Improved {
@@ -264,10 +264,15 @@ pub fn proposal(out: &Outputs, practice: bool, shown: &Shown) -> Option<(Plan, S
         evaluated: 0,
     };
     match standing(&shown.plan, &as_best, &out.constraints) {
-        Standing::Optimal => None,
+        // Under half a per cent it would read "(0 % faster)": no gain.
+        s if s.saving() < PROPOSAL_GAIN => None,
         s => Some((*p, s)),
     }
 }
+
+/// The least saving for which the paper's proposal is mentioned beside a
+/// plan (it is printed rounded to a whole per cent).
+pub const PROPOSAL_GAIN: f64 = 0.005;
 
 /// How much longer a plan trains than the exhaustive optimum: its time over
 /// the optimum's (1 when the rules find the optimum).
