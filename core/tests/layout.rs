@@ -130,6 +130,30 @@ fn why_this_plan_says_where_the_head_went() {
         why.contains("pipeline split with the head counted as 1 layer: GPU 15 of the pipeline holds 3 layers and the logits"),
         "{why}"
     );
+    // The step line's parts add up to the step, the experts' all-to-all
+    // among them (it had been left out: 9.96 of 12.32 s).
+    let line = planner::practice_why(&p.evaluation, &o.hardware)
+        .into_iter()
+        .find(|l| l.starts_with("step "))
+        .unwrap();
+    assert!(line.contains("exposed expert all-to-all"), "{line}");
+    let (head, parts) = line.split_once("): ").unwrap();
+    let step: f64 = head[5..].split(' ').next().unwrap().parse().unwrap();
+    let sum: f64 = parts
+        .split(", ")
+        .map(|x| {
+            x.trim_end_matches(" s")
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap()
+        })
+        .sum();
+    assert!(
+        (sum / step - 1.0).abs() < 0.01,
+        "{sum} against {step}: {line}"
+    );
 }
 
 /// The head's layers in the pipeline split by URL (`lmhead`): fixed when
@@ -158,4 +182,48 @@ fn the_head_split_is_a_url_key() {
     assert!(planner::corrections(&p, &out)
         .iter()
         .any(|n| n.key == "lmhead"));
+}
+
+/// A layout no framework runs is refused beside its field, not planned: a
+/// tensor degree that does not divide the node (TP 3 on 8-GPU nodes: a
+/// group of consecutive ranks straddles two nodes, off NVLink), and under
+/// DeepSpeed a pipeline with ZeRO-3 (its `PipelineEngine` runs ZeRO ≤ 1).
+/// The search volunteers neither.
+#[test]
+fn a_layout_the_framework_cannot_run_is_refused() {
+    use plan3d_core::Method;
+    let (i, _) = Inputs::from_query("model=gpt-3&gpu=a100-80gb&node=8&tp=3&gpus=4096");
+    let out = planner::outputs(&i).unwrap();
+    assert!(out.plans.iter().all(|(_, p)| p.is_err()));
+    let said = planner::corrections(&i, &out);
+    let n = said.iter().find(|n| n.key == "tp" && n.refused);
+    let text = n.map(ToString::to_string).unwrap_or_default();
+    assert!(text.contains("must divide the GPUs per node"), "{said:?}");
+    // Free, every method keeps its tensor groups inside a node, and
+    // DeepSpeed's ZeRO-3 runs without a pipeline.
+    let (i, _) = Inputs::from_query("model=gpt-3&gpu=a100-80gb&node=8&gpus=4096&fw=deepspeed");
+    let out = planner::outputs(&i).unwrap();
+    for (m, p) in &out.plans {
+        let c = p.as_ref().expect("a plan").evaluation.config;
+        assert_eq!(8 % c.tensor, 0, "{m:?}: TP {}", c.tensor);
+        if *m == Method::Partitioned {
+            assert_eq!(c.pipe, 1, "DeepSpeed's ZeRO-3 with PP {}", c.pipe);
+        }
+    }
+    // With the pipeline fixed, DeepSpeed's ZeRO-3 row says why it has none;
+    // its Megatron-style row (ZeRO-1) plans.
+    let (i, _) = Inputs::from_query("model=gpt-3&gpu=a100-80gb&node=8&gpus=4096&fw=deepspeed&pp=4");
+    let out = planner::outputs(&i).unwrap();
+    let row = |m: Method| &out.plans.iter().find(|(x, _)| *x == m).unwrap().1;
+    let e = row(Method::Partitioned).as_ref().unwrap_err().to_string();
+    assert!(
+        e.contains("DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only"),
+        "{e}"
+    );
+    let c = row(Method::Baseline)
+        .as_ref()
+        .expect("ZeRO-1 plans")
+        .evaluation
+        .config;
+    assert_eq!((c.pipe, c.zero.stage()), (4, 1));
 }

@@ -268,6 +268,13 @@ fn evaluation_of(
             .transpose()?
             .unwrap_or_default(),
     };
+    if let Some(what) = a
+        .framework
+        .pipeline_refusal(cfg.zero, cfg.pipe)
+        .filter(|_| practice && !cfg.method.layered())
+    {
+        return Err(ApiError(what.into()));
+    }
     if !practice
         && (p.recompute_layers.is_some()
             || p.offload_layers.is_some()

@@ -250,6 +250,18 @@ impl Framework {
         }
     }
 
+    /// Why it cannot run `zero` with a pipeline of `pipe` stages, if it
+    /// cannot: DeepSpeed's `PipelineEngine` asserts
+    /// `zero_optimization_stage() < ZeroStageEnum.gradients` ("ZeRO-2 and
+    /// ZeRO-3 are incompatible with pipeline parallelism",
+    /// `deepspeed/runtime/pipe/engine.py`); its ZeRO-3 runs without one.
+    #[must_use]
+    pub fn pipeline_refusal(self, zero: crate::cost::Zero, pipe: u32) -> Option<&'static str> {
+        (self == Self::Deepspeed && pipe > 1 && zero.stage() >= 2).then_some(
+            "DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only (ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism: deepspeed/runtime/pipe/engine.py)",
+        )
+    }
+
     /// `method` in words under this framework: plain PyTorch's replicated
     /// layout is DDP ("data parallel (DDP)"), every other the method's own
     /// label. The one place that name is written (the plans' rows, the

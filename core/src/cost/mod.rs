@@ -58,7 +58,7 @@ pub use comm::{Transfer, TransferKind, Transfers};
 pub use config::{Config, Method, MicroBatchNeed, PipelineSchedule, ZeroR, MAX_DEGREE, MAX_GPUS};
 #[cfg(feature = "alloc")]
 pub(crate) use evaluate::evaluate_staged;
-pub use evaluate::{evaluate, evaluate_with, Evaluation};
+pub use evaluate::{evaluate, evaluate_with, Evaluation, TENSOR_SPANS_NODES};
 pub use memory::{memory_per_gpu, ActivationModel, MemoryBreakdown, StageMemory, Stages};
 pub use overheads::Overheads;
 pub use work::TRAINING_STEPS;

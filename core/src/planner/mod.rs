@@ -296,7 +296,7 @@ pub fn limits(inputs: &Inputs, out: &Outputs, plan: &Plan) -> Vec<alloc::string:
         inputs.layout.data,
         &inputs.knobs(),
         &plan.evaluation,
-        "the batch limit field sets another",
+        "the batch limit field sets another batch",
     )
     .unwrap_or_default();
     v.extend(published_batch_plan(inputs, out, plan));

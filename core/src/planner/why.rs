@@ -15,7 +15,9 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     let Some(p) = e.step_parts else { return v };
     let gib = |b: crate::units::Bytes| b.0 / crate::units::GIB;
     let small = gib_part;
-    let schedule = if c.method.layered() {
+    let schedule = if c.method.layered() && c.pipe == 1 {
+        "layered accumulation, no pipeline".into()
+    } else if c.method.layered() {
         format!(
             "layered accumulation, modular pipeline over {} stages",
             c.pipe
@@ -49,7 +51,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         let n = crate::math::round_sig(n, 3);
         format!("{n} {}", if n == 1.0 { one } else { many })
     };
-    v.push(format!(
+    let mut step = format!(
         "step {:.2} s ({schedule}, {} of {}): GEMMs {:.2} s, element-wise {:.2} s, \
          bubble {:.2} s, tensor collectives {:.2} s, pipeline sends {:.2} s, exposed data-parallel \
          {:.2} s, optimizer {:.3} s",
@@ -63,7 +65,19 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         p.pipeline,
         p.data,
         p.optimizer
-    ));
+    );
+    // The rest of the sum, where a plan has it (experts' all-to-all, …).
+    for (x, what) in [
+        (p.expert, "exposed expert all-to-all"),
+        (p.context, "context ring"),
+        (p.launch, "CPU dispatch"),
+        (p.offload, "offload copies"),
+    ] {
+        if x >= 0.005 {
+            step.push_str(&format!(", {what} {x:.2} s"));
+        }
+    }
+    v.push(step);
     // Where the step goes, largest first, with what each class achieves.
     let mut classes = p.classes();
     classes.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));

@@ -5,6 +5,7 @@
 //! search's to find and, when nothing fits, [`crate::search::why`]'s to explain.
 
 use super::Space;
+use crate::cost::TENSOR_SPANS_NODES;
 use crate::cost::{Method, PipelineSchedule, ZeroR};
 use crate::error::{check_count, Error};
 use crate::hardware::Hardware;
@@ -129,6 +130,14 @@ fn check_keyed(
                     Error::TensorAboveNode {
                         tensor: u32::try_from(t).unwrap_or(u32::MAX),
                         node_size: node,
+                    },
+                ));
+            }
+            if u64::from(node) % t != 0 {
+                return Err((
+                    "tp",
+                    Error::Incompatible {
+                        what: TENSOR_SPANS_NODES,
                     },
                 ));
             }

@@ -223,6 +223,17 @@ pub(crate) fn search(
     }
     let method = space.method.unwrap_or(Method::Baseline);
     fixed::check(model, hw, par, c, space, method)?;
+    // A pipeline the framework cannot shard (DeepSpeed's engine: ZeRO ≤ 1).
+    let sharded = space.zero.map_or(method.partitioned(), |z| {
+        z.stage() >= 2 && !method.layered()
+    });
+    let unpipelined = sharded && a.framework.pipeline_refusal(Zero::Three, 2).is_some();
+    if let (true, Some(p)) = (unpipelined, space.pipe.filter(|&p| p > 1)) {
+        let zero = space.zero.unwrap_or(Zero::Three);
+        if let Some(what) = a.framework.pipeline_refusal(zero, p) {
+            return Err(Error::Incompatible { what });
+        }
+    }
     let heads = u64::from(model.heads);
     let kv = u64::from(model.kv_heads);
     let node = u64::from(hw.node_size.unwrap_or(u32::MAX));
@@ -244,7 +255,7 @@ pub(crate) fn search(
     // a degree is fixed.
     let split = a.framework.model_parallel();
     let tensors = divisors(kv)
-        .filter(|t| heads % t == 0 && *t <= node)
+        .filter(|t| heads % t == 0 && *t <= node && (node == u64::from(u32::MAX) || node % t == 0))
         .filter(|&t| {
             c.tensor
                 .map_or(t == 1 || (par.tensor() && split), |f| u64::from(f) == t)
@@ -262,7 +273,7 @@ pub(crate) fn search(
     for (t, cp) in tensors.flat_map(|t| contexts.iter().map(move |&cp| (t, cp))) {
         let pipes: alloc::vec::Vec<u64> = match space.pipe {
             Some(p) => alloc::vec![u64::from(p)],
-            None if !par.pipe() || !split => alloc::vec![1],
+            None if !par.pipe() || !split || unpipelined => alloc::vec![1],
             None => pipe_degrees(layers).collect(),
         };
         for p in pipes {
