@@ -182,8 +182,7 @@ fn the_scaling_note_says_why_a_dot_is_off_the_lines() {
     );
     assert!(
         note.contains("4× fewer sequences")
-            && note
-                .contains("can sit above the lines (fewer GPUs, more days) where the batch limits"),
+            && note.contains("can sit above the lines (fewer GPUs, more days)."),
         "{note}"
     );
     let (x, _) = Inputs::from_query("assume=practice&model=x128");

@@ -142,7 +142,7 @@ pub fn Controls(
                 {field_notes(Keys::One("assume"))}
                 <div class:p3-hidden=move || !inputs.with(Inputs::practice)>
                     {number_field(inputs, typed, committed, ("tokens", "p3-tokens", "tokens", "Training tokens", "e.g. 15.6e12", "20 per parameter"))}
-                    <label for="p3-prec" title="FP8 runs the linear layers' GEMMs at the FP8 peak (H100, H200, B200, GB200, B300, GB300; MXFP8 on Blackwell only); no published FP8 run validates it">"GEMM precision"</label>
+                    <label for="p3-prec" title="the linear layers' GEMMs in 8 bits (MXFP8: Blackwell only)">"GEMM precision"</label>
                     <select id="p3-prec" data-testid="prec" prop:value=move || inputs.with(|i| i.compute.name())
                         on:change=move |e| {
                             let v = event_target_value(&e);

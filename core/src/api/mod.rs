@@ -275,6 +275,9 @@ fn evaluation_of(
     {
         return Err(ApiError(what.into()));
     }
+    if practice && hw.node_size.is_some_and(|n| n % cfg.tensor.max(1) != 0) {
+        return Err(ApiError(crate::cost::TENSOR_SPANS_NODES.into()));
+    }
     if !practice
         && (p.recompute_layers.is_some()
             || p.offload_layers.is_some()

@@ -165,14 +165,6 @@ pub(crate) fn evaluate_staged(
     if let Some(what) = crate::cost::assumptions::format_refusal(a.compute, &hw.gpu) {
         return Err(Error::Incompatible { what });
     }
-    // Practice times tensor parallelism on NVLink: its groups (consecutive
-    // ranks, Megatron's order) must not straddle two nodes. The paper only
-    // bounds the degree by the node (sec. 7).
-    if a.timing == Timing::Seconds && hw.node_size.is_some_and(|n| n % cfg.tensor != 0) {
-        return Err(Error::Incompatible {
-            what: TENSOR_SPANS_NODES,
-        });
-    }
     match a.timing {
         Timing::Intensity if cfg.context > 1 => Err(Error::Incompatible {
             what: "context parallelism is a practice knob: the paper's model has none",
@@ -199,8 +191,12 @@ pub(crate) fn evaluate_staged(
     }
 }
 
-/// Why practice refuses a tensor degree that does not divide the node.
-pub const TENSOR_SPANS_NODES: &str = "the tensor-parallel degree must divide the GPUs per node: a group of consecutive ranks that does not would straddle two nodes, off NVLink";
+/// Why practice refuses a tensor degree that does not divide the node: it
+/// times tensor parallelism on NVLink, and a group (consecutive ranks,
+/// Megatron's order) that does not divide it straddles two nodes. The
+/// paper only bounds the degree by the node (sec. 7). The practice search
+/// and the API's `evaluate` refuse it.
+pub const TENSOR_SPANS_NODES: &str = "the tensor-parallel degree must divide the GPUs per node";
 
 /// The paper's evaluation (eq. 3 intensities, MODEL_NOTES fact 7).
 fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions) -> Evaluation {

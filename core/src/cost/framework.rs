@@ -257,9 +257,8 @@ impl Framework {
     /// `deepspeed/runtime/pipe/engine.py`); its ZeRO-3 runs without one.
     #[must_use]
     pub fn pipeline_refusal(self, zero: crate::cost::Zero, pipe: u32) -> Option<&'static str> {
-        (self == Self::Deepspeed && pipe > 1 && zero.stage() >= 2).then_some(
-            "DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only (ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism: deepspeed/runtime/pipe/engine.py)",
-        )
+        (self == Self::Deepspeed && pipe > 1 && zero.stage() >= 2)
+            .then_some("DeepSpeed's pipeline engine runs ZeRO-0 or ZeRO-1 only")
     }
 
     /// `method` in words under this framework: plain PyTorch's replicated

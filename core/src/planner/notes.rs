@@ -222,15 +222,16 @@ pub fn scaling_offset(inputs: &Inputs) -> Option<alloc::string::String> {
     Some(alloc::format!(
         " The lines are the paper's X[x] models, whose sequences are 16·x tokens ({} at \
          this size, X{x}); this model's are {} tokens, so a batch of the same tokens holds \
-         {}× {} sequences to spread over data-parallel replicas, and its dot can sit {} the \
-         lines ({} GPUs, {} days) where the batch limits the replicas.",
+         {}× {} sequences to spread over data-parallel replicas, and its dot can sit {}.",
         line.seq_len,
         m.seq_len,
         crate::math::round_sig(if ratio > 1.0 { ratio } else { 1.0 / ratio }, 2),
         if ratio > 1.0 { "fewer" } else { "more" },
-        if ratio > 1.0 { "above" } else { "below" },
-        if ratio > 1.0 { "fewer" } else { "more" },
-        if ratio > 1.0 { "more" } else { "fewer" },
+        if ratio > 1.0 {
+            "above the lines (fewer GPUs, more days)"
+        } else {
+            "below the lines (more GPUs, fewer days)"
+        },
     ))
 }
 

@@ -15,9 +15,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     let Some(p) = e.step_parts else { return v };
     let gib = |b: crate::units::Bytes| b.0 / crate::units::GIB;
     let small = gib_part;
-    let schedule = if c.method.layered() && c.pipe == 1 {
-        "layered accumulation, no pipeline".into()
-    } else if c.method.layered() {
+    let schedule = if c.method.layered() {
         format!(
             "layered accumulation, modular pipeline over {} stages",
             c.pipe
@@ -66,16 +64,11 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
         p.data,
         p.optimizer
     );
-    // The rest of the sum, where a plan has it (experts' all-to-all, …).
-    for (x, what) in [
-        (p.expert, "exposed expert all-to-all"),
-        (p.context, "context ring"),
-        (p.launch, "CPU dispatch"),
-        (p.offload, "offload copies"),
-    ] {
-        if x >= 0.005 {
-            step.push_str(&format!(", {what} {x:.2} s"));
-        }
+    // The rest of the sum, where a plan has it: the experts' all-to-all
+    // and the context ring exposed, the CPU's dispatch and copies.
+    let rest = p.expert + p.context + p.launch + p.offload;
+    if rest >= 0.005 {
+        step.push_str(&format!(", all-to-all, ring and CPU {rest:.2} s"));
     }
     v.push(step);
     // Where the step goes, largest first, with what each class achieves.

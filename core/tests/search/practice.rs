@@ -56,6 +56,10 @@ fn brute_with(
         1
     };
     for (t, cp) in (1..=tensors).flat_map(|t| cps.iter().map(move |&cp| (t, cp))) {
+        // A tensor group inside one node (`TENSOR_SPANS_NODES`).
+        if node % t != 0 {
+            continue;
+        }
         for p in plan3d_core::search::practice::pipe_degrees(m.layers) {
             if !split && p > 1 {
                 continue;
