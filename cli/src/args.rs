@@ -110,8 +110,8 @@ pub(crate) fn whole(s: &str) -> Result<u64, String> {
 
 #[derive(Args)]
 pub(crate) struct HardwareArgs {
-    /// GPU: a100-80gb, a100-40gb, h100-sxm, h800, h200, b200, gb200, b300,
-    /// gb300.
+    /// GPU: a100-80gb, a100-40gb, h100-sxm, h100-96gb-500w (Meta's Grand
+    /// Teton H100), h800, h200, b200, gb200, b300, gb300.
     #[arg(long, default_value = "a100-80gb")]
     pub(crate) gpu: String,
     /// GPUs per node (NVLink domain); default 16, the paper's HGX A100.

@@ -10,7 +10,8 @@
 //! preset reproduces the paper's tables exactly.
 //!
 //! Figures for newer hardware come from vendors' data sheets and are
-//! decimal (GB = 1e9 bytes): H100 SXM (80 GiB of HBM3, 3.35 TB/s), H200
+//! decimal (GB = 1e9 bytes): H100 SXM (80 GiB of HBM3, 3.35 TB/s), Meta's
+//! Grand Teton H100 (96 GB of HBM2e, 2.4 TB/s, 500 W), H200
 //! (141 GB, 4.8 TB/s), B200 (180 GB, 7.7 TB/s), B300 and GB300 (288 GB,
 //! 8 TB/s), NVLink 4 (900 GB/s),
 //! NVLink 5 (1800 GB/s), PCIe 5.0 x16 (126 GB/s), InfiniBand 400 Gb/s
@@ -93,6 +94,17 @@ pub const H100_SXM: Gpu = Gpu {
     cpu_gpu: BytesPerSec(gb(63.0)),
     default_node_size: 8,
 };
+/// Meta's Grand Teton H100 (the GPU of torchtitan's published H100
+/// benchmarks, `calibration/published/torchtitan.json`): the H100 SXM's
+/// die with 96 GB of HBM2e at 2.4 TB/s (95.1 GiB as CUDA reports it) and
+/// a 500 W power limit, under which a step's kernels hold a lower clock
+/// ([`crate::cost::assumptions::H100_500W_SUSTAINED`]).
+pub const H100_500W: Gpu = Gpu {
+    name: "h100-96gb-500w",
+    memory: Bytes(reported(96.0)),
+    memory_bandwidth: BytesPerSec(gb(2400.0)),
+    ..H100_SXM
+};
 /// NVIDIA H800 (the H100 SXM for the Chinese market): the H100's compute
 /// and memory, NVLink cut to 400 GB/s (DeepSeek-V3, arXiv 2412.19437,
 /// sec. 3.1: 8 per node, ~160 GB/s achieved per direction, which the 80 %
@@ -159,7 +171,7 @@ pub const GB300: Gpu = Gpu {
 
 /// Every GPU preset.
 pub const GPUS: &[Gpu] = &[
-    A100_80GB, A100_40GB, H100_SXM, H800, H200, B200, GB200, B300, GB300,
+    A100_80GB, A100_40GB, H100_SXM, H100_500W, H800, H200, B200, GB200, B300, GB300,
 ];
 
 /// Looks a GPU up by name, case-insensitive.

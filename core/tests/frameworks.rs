@@ -54,7 +54,7 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
     } else if g.contains("H200") {
         ("h200", "")
     } else if g.contains("H100") {
-        ("h100-sxm", r#", "gpu_memory": 96"#)
+        ("h100-96gb-500w", "")
     } else {
         return None;
     };
@@ -101,7 +101,13 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
     } else {
         ""
     };
-    let compile = if r["compile"] == true {
+    // A row that does not say reads as its config file ran it: the 405B
+    // rows' `llama3_405b.toml` compiled (`compile_note`).
+    let compile = if r["compile"] == true
+        || r["compile_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("compile=true"))
+    {
         r#", "compile": true"#
     } else {
         ""
@@ -137,14 +143,22 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
 ///   selective and full checkpointing): median ≤ 5 %, worst ≤ 15 %;
 /// * the H200 rows (float8, compiled, the loss too, 32 and 64 GPUs):
 ///   within 18 %;
-/// * the H100 rows are Meta's 500 W parts with 2.4 TB/s HBM2e (the
-///   benchmark's own footnote: its MFU "understates the true MFU"), which
-///   plan3d has no preset for: printed, plan3d faster on the median but by
-///   less than half.
+/// * the H100 rows ran on Meta's 500 W parts with 2.4 TB/s HBM2e (the
+///   benchmark's own footnote: its MFU "understates the true MFU"), the
+///   `h100-96gb-500w` preset. Its one fitted number, the sustained clock
+///   at 500 W (`assumptions::H100_500W_SUSTAINED`), is the least-squares
+///   optimum on the log ratio of the four 1D FSDP compiled rows (Llama 3.1
+///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
+///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
+///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 15 %
+///   (+29 % at the 700 W preset's clock and bandwidth), worst ≤ 60 %
+///   (context parallelism at 4 and 8, and async TP on the 8B, not
+///   matched).
 #[test]
 fn torchtitan_published_throughput() {
     let t = json("published/torchtitan.json");
     let (mut a100, mut h200, mut h100) = (Vec::new(), Vec::new(), Vec::new());
+    let mut fitted = Vec::new();
     for r in t["rows"].as_array().unwrap() {
         let (Some(published), false) = (
             r["tps_per_gpu"].as_f64(),
@@ -166,6 +180,13 @@ fn torchtitan_published_throughput() {
         match gpu {
             "a100-80gb" => a100.push(err),
             "h200" => h200.push(err),
+            _ if r["source"] == "tt_2412"
+                && r["compile"] == true
+                && r["seq_len"] == 8192
+                && [r["tp"].as_u64(), r["pp"].as_u64(), r["cp"].as_u64()] == [Some(1); 3] =>
+            {
+                fitted.push((published / tps).ln());
+            }
             _ => h100.push(err),
         }
     }
@@ -173,19 +194,26 @@ fn torchtitan_published_throughput() {
     let abs = |e: &[f64]| e.iter().map(|x| x.abs()).collect::<Vec<_>>();
     let worst = |e: &[f64]| e.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
     println!(
-        "A100: median {:.1} %, worst {:.1} %; H200 worst {:.1} %; H100 (500 W) median {:+.1} %",
+        "A100: median {:.1} %, worst {:.1} %; H200 worst {:.1} %",
         100.0 * median(abs(&a100)),
         100.0 * worst(&a100),
         100.0 * worst(&h200),
-        100.0 * median(h100.clone())
     );
     assert!(median(abs(&a100)) < 0.05 && worst(&a100) < 0.15);
     // +15.3 and +17.3 % (+13.5 and +15.5 with the loss eager, before
     // torchtitan's compiled loss was counted: 4 bytes a logit kept, 6
     // moved, where eager keeps 12 and moves 48).
     assert!(worst(&h200) < 0.18);
-    let m = median(h100);
-    assert!((0.0..0.5).contains(&m), "{m}");
+    assert_eq!((fitted.len(), h100.len()), (4, 25));
+    let mean = fitted.iter().sum::<f64>() / 4.0;
+    println!(
+        "H100 500 W: fitted rows' mean log error {:+.2} %; the rest median {:.1} %, worst {:.1} %",
+        100.0 * mean,
+        100.0 * median(abs(&h100)),
+        100.0 * worst(&h100)
+    );
+    assert!(mean.abs() < 0.005, "{mean}");
+    assert!(median(abs(&h100)) < 0.15 && worst(&h100) < 0.60);
 }
 
 /// torchtitan's per-op checkpointing costs what it recomputes: Llama 2
@@ -328,8 +356,8 @@ fn torchtitan_published_memory() {
     }
     assert!(by_label.len() >= 8, "{by_label:?}");
     for gpus in [8, 128] {
-        let compiled = by_label[&format!("h100-sxm {gpus} GPUs FSDP + torch.compile")];
-        let eager = by_label[&format!("h100-sxm {gpus} GPUs FSDP")];
+        let compiled = by_label[&format!("h100-96gb-500w {gpus} GPUs FSDP + torch.compile")];
+        let eager = by_label[&format!("h100-96gb-500w {gpus} GPUs FSDP")];
         let logged = |l: &str| {
             rows["rows"]
                 .as_array()
@@ -348,7 +376,7 @@ fn torchtitan_published_memory() {
         let saved = eager - compiled;
         println!("{gpus} GPUs, compiling saves: published {published:.1} GiB, plan3d {saved:.1}");
         assert!((saved / published - 1.0).abs() < 0.3, "{saved} {published}");
-        let float8 = by_label[&format!("h100-sxm {gpus} GPUs FSDP + torch.compile + Float8")];
+        let float8 = by_label[&format!("h100-96gb-500w {gpus} GPUs FSDP + torch.compile + Float8")];
         assert!(
             (float8 / compiled - 1.0).abs() < 0.01,
             "{float8} {compiled}"

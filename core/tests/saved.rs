@@ -301,7 +301,8 @@ fn korthikanti_figure_1_within_ten_per_cent() {
 }
 
 /// torchtitan's published runs (`benchmarks/llama3_h100_202412_torchtitan.md`
-/// in pytorch/torchtitan: Llama 3.1 8B, 70B and 405B on H100s with 96 GB,
+/// in pytorch/torchtitan: Llama 3.1 8B, 70B and 405B on Meta's 96 GB
+/// H100s, `h100-96gb-500w`,
 /// FSDP2 with TP, PP and CP, bf16 and float8; "memory" is the peak
 /// reserved by PyTorch's allocator) all ran: under the torchtitan preset
 /// none is "does not fit", and plan3d's peak stays under what the
@@ -347,7 +348,7 @@ fn torchtitan_published_runs_fit() {
     ];
     for (reserved, fields) in runs {
         let r = format!(
-            r#"{{ {fields}, "gpu": "h100-sxm", "gpu_memory": 96, "node_size": 8,
+            r#"{{ {fields}, "gpu": "h100-96gb-500w", "node_size": 8,
                 "method": "partitioned", "zero": "3", "framework": "torchtitan" }}"#
         );
         let out = plan3d_core::api::json::call("evaluate", &r).unwrap();

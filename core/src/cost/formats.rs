@@ -112,7 +112,7 @@ impl Compute {
 #[must_use]
 pub fn fp8_peak(gpu: &Gpu) -> Option<FlopPerSec> {
     match gpu.name {
-        "h100-sxm" | "h800" | "h200" => Some(FlopPerSec(1979e12)),
+        "h100-sxm" | "h100-96gb-500w" | "h800" | "h200" => Some(FlopPerSec(1979e12)),
         "b200" | "b300" => Some(FlopPerSec(4500e12)),
         "gb200" | "gb300" => Some(FlopPerSec(5000e12)),
         _ => None,

@@ -324,7 +324,7 @@ pub fn curves(gpu: &Gpu) -> Curves {
         } else {
             148.0
         },
-        measured: matches!(gpu.name, "h100-sxm" | "h800" | "h200"),
+        measured: matches!(gpu.name, "h100-sxm" | "h100-96gb-500w" | "h800" | "h200"),
         ..HOPPER
     }
 }
