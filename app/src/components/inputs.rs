@@ -390,7 +390,7 @@ pub fn Controls(
                         "every plan uses exactly this many GPUs (the exhaustive search); the paper's rules take it as a cap", "any"),
                     ("days", "p3-days", "days", "Target time in days (fewest GPUs)", "", "fastest"),
                     ("batch", "p3-batch", "batch", "Batch limit in sequences",
-                        "under practice, the global batch: the search takes the largest it can at most this (by default today's batch for the run, DeepSeek LLM's batch-size law B = 0.292·C^0.3271 tokens); under paper, at most the critical batch (eq. 2)", "by the run's size"),
+                        "practice: the largest global batch up to this (default: DeepSeek LLM's batch law, 0.292·C^0.3271 tokens); paper: at most the critical batch (eq. 2)", "by the run's size"),
                 ]
                     .into_iter()
                     .map(|f| number_field(inputs, typed, committed, f))

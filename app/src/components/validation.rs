@@ -27,7 +27,7 @@ pub fn Validation(inputs: RwSignal<Inputs>) -> impl IntoView {
                 <p class="p3-note p3-custom" data-testid="validation-profile" class:p3-hidden=move || !custom()>
                     "A custom profile is in use: the plan's kernels run at the curves measured on your GPU (see the Hardware fields), not at the preset's that these runs validate."
                 </p>
-                <p class="p3-note">"In sample: the kernel efficiency was fitted on these runs (two numbers per GPU, one shared), so their errors flatter it. Out of sample: runs the fit never saw, the fairer test. The paper setting reproduces Lamy-Poirier 2021's tables instead."</p>
+                <p class="p3-note">"In sample: fitted on these runs, so their errors flatter the model. Out of sample: runs the fit never saw. The paper setting reproduces Lamy-Poirier 2021's tables instead."</p>
                 <div inner_html=html></div>
             </details>
         </section>

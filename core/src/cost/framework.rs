@@ -206,6 +206,22 @@ impl Framework {
         matches!(self, Self::Torchtitan | Self::Pytorch)
     }
 
+    /// Does its async TP (`--overlap-tensor`) leave some tensor
+    /// collectives exposed? PyTorch's micro-pipelined TP (torchtitan's
+    /// `enable_async_tensor_parallel`, Inductor's `micro_pipeline_tp` pass,
+    /// `torch/_inductor/fx_passes/micro_pipeline_tp.py`) fuses an
+    /// all-gather with the GEMMs that read it and a reduce-scatter with the
+    /// one GEMM that feeds it: every forward collective of a Llama layer,
+    /// and in the backward the all-gathers before the output projections'
+    /// data gradients, but not the reduce-scatters of the q, k, v and the
+    /// gate and up projections' input gradients, whose input is the sum of
+    /// two or three GEMMs ([`crate::cost::step::micro_pipelined_exposure`]).
+    /// Transformer Engine's userbuffers (Megatron-Core) overlap every one.
+    #[must_use]
+    pub fn micro_pipelined_tensor_overlap(self) -> bool {
+        matches!(self, Self::Torchtitan | Self::Pytorch)
+    }
+
     /// Does its full recomputation stop early? Plain scripts call
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
     /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):

@@ -20,6 +20,7 @@ mod data;
 mod placement;
 mod rates;
 mod recompute;
+mod tensor;
 mod time;
 mod work;
 pub use activations::{
@@ -40,6 +41,7 @@ pub use recompute::{
     attention_forwards, chunk_size, early_stop_skipped_flops, elementwise_passes, offloaded_share,
     op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
+pub use tensor::micro_pipelined_exposure;
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
 pub use work::{
@@ -123,6 +125,14 @@ pub fn step_time_shaped(
     let per_gpu = tokens / t;
     // Forward passes of a layer's GEMMs: the forward and its recomputation.
     let forwards = passes - 2.0;
+    // The dense linears' seconds per flop, forward and backward.
+    let linear_rates = match shaped {
+        None => {
+            let r = 1.0 / (lin_peak * gemm_eff);
+            (r, r)
+        }
+        Some(Shaped { rates: r, .. }) => (r.dense_forward, r.dense_backward),
+    };
     let (layer_gemm, attn_fwd_layer, attn_bwd_layer, logit_time) = match shaped {
         None => {
             let layer_gemm = if a.compute == Compute::Bf16 {
@@ -345,19 +355,42 @@ pub fn step_time_shaped(
     } else {
         0.0
     };
-    let tensor_comm = heavy_layers
-        * (collectives
-            * collective::seconds(
-                Collective::AllReduce,
-                2.0 * tokens * dm,
-                tensor_group,
-                fabric,
-            )
-            + gathers);
-    let tensor_mb = if a.overlap_tensor {
-        (tensor_comm - heavy_layers * layer_gemm).max(0.0)
-    } else {
+    let all_reduce = collective::seconds(
+        Collective::AllReduce,
+        2.0 * tokens * dm,
+        tensor_group,
+        fabric,
+    );
+    let tensor_comm = heavy_layers * (collectives * all_reduce + gathers);
+    let tensor_mb = if !a.overlap_tensor {
         tensor_comm
+    } else if cfg!(feature = "knobs")
+        && a.framework.micro_pipelined_tensor_overlap()
+        && model.experts.is_none()
+        && t > 1.0
+    {
+        // (The page cannot turn async TP on: its torchtitan and pytorch
+        // presets leave it off, so its build leaves this out.)
+        // PyTorch's async TP: each fused pair takes the longer of its
+        // collective (half an all-reduce) and its GEMM, two backward
+        // reduce-scatters stay whole.
+        let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+        let widths = [
+            model.attention_width() as f64 + 2.0 * model.kv_width(),
+            model.attention_width() as f64,
+            gate * f64::from(model.ffn),
+            f64::from(model.ffn),
+        ];
+        let seconds = |rate: f64| widths.map(|n| 2.0 * tokens * dm * n / t * rate);
+        heavy_layers
+            * (micro_pipelined_exposure(
+                all_reduce / 2.0,
+                collectives / 2.0 - 1.0,
+                seconds(linear_rates.0),
+                seconds(linear_rates.1),
+            ) + gathers)
+    } else {
+        (tensor_comm - heavy_layers * layer_gemm).max(0.0)
     };
 
     // Context parallelism (ring attention): each layer passes its key and

@@ -1,0 +1,42 @@
+//! Tensor-parallel collectives under PyTorch's micro-pipelined (async)
+//! TP: which of a layer's collectives hide, and how much of each.
+
+/// Seconds a layer's tensor-parallel collectives stay exposed under
+/// PyTorch's micro-pipelined TP (Inductor's `micro_pipeline_tp` pass,
+/// `torch/_inductor/fx_passes/micro_pipeline_tp.py`; torchtitan's async
+/// TP), per micro-batch, with sequence parallelism's all-gathers and
+/// reduce-scatters of `collective` seconds each.
+///
+/// The pass fuses an all-gather with the GEMMs that read its output
+/// (`fused_all_gather_matmul`) and a GEMM with the reduce-scatter of its
+/// output when that GEMM is the scatter's only input
+/// (`fused_matmul_reduce_scatter`); a fused pair takes the longer of its
+/// copy and its GEMM, so a collective longer than its GEMM shows the
+/// difference. In a Llama layer:
+///
+/// * each forward pass (`forwards`: 2 with full recomputation) fuses all
+///   four: the all-gathers before the q, k, v and the gate and up
+///   projections (`gemms[0]`, `gemms[2]`), the reduce-scatters after the
+///   output and down projections (`gemms[1]`, `gemms[3]`);
+/// * the backward fuses the all-gathers of the output gradient before the
+///   output and down projections' data gradients (`backward[1]`,
+///   `backward[3]`), and leaves the two reduce-scatters of the input
+///   gradients whole: their input is the sum of the q, k and v (gate and
+///   up) projections' data gradients, not one GEMM.
+///
+/// `gemms` are the forward GEMMs' seconds, `backward` the data-gradient
+/// GEMMs' (the weight gradients do not read a gathered input on the
+/// way); indices as above.
+#[must_use]
+pub fn micro_pipelined_exposure(
+    collective: f64,
+    forwards: f64,
+    gemms: [f64; 4],
+    backward: [f64; 4],
+) -> f64 {
+    let over = |g: f64| (collective - g).max(0.0);
+    forwards * gemms.iter().map(|&g| over(g)).sum::<f64>()
+        + over(backward[1])
+        + over(backward[3])
+        + 2.0 * collective
+}
