@@ -151,8 +151,8 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
 ///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
 ///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
 ///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 15 %
-///   (+29 % at the 700 W preset's clock and bandwidth), worst ≤ 60 %
-///   (context parallelism at 4 and 8, and async TP on the 8B, not
+///   (+29 % at the 700 W preset's clock and bandwidth), worst ≤ 45 %
+///   (context parallelism at 4 and 8 ranks, and Llama 3 8B at TP 8, not
 ///   matched).
 #[test]
 fn torchtitan_published_throughput() {
@@ -213,7 +213,7 @@ fn torchtitan_published_throughput() {
         100.0 * worst(&h100)
     );
     assert!(mean.abs() < 0.005, "{mean}");
-    assert!(median(abs(&h100)) < 0.15 && worst(&h100) < 0.60);
+    assert!(median(abs(&h100)) < 0.15 && worst(&h100) < 0.45);
 }
 
 /// torchtitan's async TP (June 2025: Llama 3 8B on 64 and 70B on 256 of
