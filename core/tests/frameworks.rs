@@ -256,6 +256,22 @@ fn async_tensor_parallelism_hides_what_pytorch_fuses() {
         );
         assert!((plan3d - measured).abs() < 0.1, "{plan3d} {measured}");
     }
+    // Without sequence parallelism the layer's all-reduces match none of
+    // the pass's patterns: async TP hides nothing.
+    let step = |overlap: bool, sp: bool| {
+        let r = format!(
+            r#"{{ "model": "llama-3.1-8b", "gpu": "h100-96gb-500w", "node_size": 8,
+                "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
+                "zero": "3", "data": 8, "tensor": 8, "micro_batch": 12, "micro_batches": 1,
+                "global_batch": 96, "recompute": "selective", "compile": true,
+                "overlap_tensor": {overlap}, "sequence_parallel": {sp} }}"#
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
+        v["step_seconds"].as_f64().unwrap()
+    };
+    assert_eq!(step(true, false), step(false, false));
+    assert!(step(true, true) < step(false, true));
 }
 
 /// torchtitan's per-op checkpointing costs what it recomputes: Llama 2

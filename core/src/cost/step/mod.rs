@@ -373,7 +373,8 @@ pub fn step_time_shaped(
         // presets leave it off, so its build leaves this out.)
         // PyTorch's async TP: each fused pair takes the longer of its
         // collective (half an all-reduce) and its GEMM, two backward
-        // reduce-scatters stay whole.
+        // reduce-scatters stay whole. Without sequence parallelism the
+        // layer's all-reduces match none of its patterns: all exposed.
         let gate = if model.gated_mlp { 2.0 } else { 1.0 };
         let widths = [
             model.attention_width() as f64 + 2.0 * model.kv_width(),
@@ -382,13 +383,17 @@ pub fn step_time_shaped(
             f64::from(model.ffn),
         ];
         let seconds = |rate: f64| widths.map(|n| 2.0 * tokens * dm * n / t * rate);
-        heavy_layers
-            * (micro_pipelined_exposure(
-                all_reduce / 2.0,
-                collectives / 2.0 - 1.0,
-                seconds(linear_rates.0),
-                seconds(linear_rates.1),
-            ) + gathers)
+        if cfg.sequence_parallel {
+            heavy_layers
+                * (micro_pipelined_exposure(
+                    all_reduce / 2.0,
+                    collectives / 2.0 - 1.0,
+                    seconds(linear_rates.0),
+                    seconds(linear_rates.1),
+                ) + gathers)
+        } else {
+            tensor_comm
+        }
     } else {
         (tensor_comm - heavy_layers * layer_gemm).max(0.0)
     };

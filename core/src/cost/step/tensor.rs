@@ -24,6 +24,10 @@
 ///   gradients whole: their input is the sum of the q, k and v (gate and
 ///   up) projections' data gradients, not one GEMM.
 ///
+/// Without sequence parallelism a layer's all-reduces match none of the
+/// pass's patterns and all stay exposed (the step's caller charges them
+/// whole).
+///
 /// `gemms` are the forward GEMMs' seconds, `backward` the data-gradient
 /// GEMMs' (the weight gradients do not read a gathered input on the
 /// way); indices as above.
