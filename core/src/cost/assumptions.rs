@@ -219,7 +219,7 @@ impl Precision {
 /// `tt_nvfp4_doc`), whose BF16 rows ran on GPUs reporting 184 GiB (a
 /// GB200's): Llama 3 8B and Qwen3 8B on four, compiled, per-op
 /// checkpointing, +11 % and +14 % at the GB200's spec peak, +1 % and +4 %
-/// at this rate (`core/tests/frameworks.rs`).
+/// at this rate (`core/tests/frameworks/`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelFit {
     /// Fraction of the dense peak the GEMMs reach.
@@ -249,7 +249,7 @@ pub const GB_SUSTAINED: f64 = 2.25 / 2.5;
 /// kernels' with little communication. A power law gives the same
 /// figure within 2 %: a dynamic power ∝ f³ over ~120 W of static power
 /// and memory, (380/580)^(1/3) = 0.87. The other 25 rows of that benchmark
-/// are out of the fit (`core/tests/frameworks.rs`,
+/// are out of the fit (`core/tests/frameworks/`,
 /// `torchtitan_published_throughput`).
 pub const H100_500W_SUSTAINED: f64 = 0.89;
 

@@ -243,7 +243,7 @@ pub const HOPPER: Curves = Curves {
 /// GPUs (`calibration/published/torchtitan.json`, `tt_nvfp4_doc`: Llama 3
 /// 8B 1.281, Qwen3 8B 1.319, compiled, FSDP on four), by least squares on
 /// the log ratio with every other figure held: the two rows' errors ±1.9 %,
-/// where 0.65 gave +7.4 and +3.3 % (`core/tests/frameworks.rs`). Twice the
+/// where 0.65 gave +7.4 and +3.3 % (`core/tests/frameworks/`). Twice the
 /// BF16 peak is not reached at FP8: the same clock under a heavier load.
 pub const BLACKWELL_FP8: f64 = 0.595;
 

@@ -42,6 +42,7 @@ pub use recompute::{
     op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
 pub use tensor::micro_pipelined_exposure;
+use tensor::micro_pipelined_layer;
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
 pub use work::{
@@ -371,25 +372,14 @@ pub fn step_time_shaped(
     {
         // (The page cannot turn async TP on: its torchtitan and pytorch
         // presets leave it off, so its build leaves this out.)
-        // PyTorch's async TP: each fused pair takes the longer of its
-        // collective (half an all-reduce) and its GEMM, two backward
-        // reduce-scatters stay whole. Without sequence parallelism the
-        // layer's all-reduces match none of its patterns: all exposed.
-        let gate = if model.gated_mlp { 2.0 } else { 1.0 };
-        let widths = [
-            model.attention_width() as f64 + 2.0 * model.kv_width(),
-            model.attention_width() as f64,
-            gate * f64::from(model.ffn),
-            f64::from(model.ffn),
-        ];
-        let seconds = |rate: f64| widths.map(|n| 2.0 * tokens * dm * n / t * rate);
         if cfg.sequence_parallel {
             heavy_layers
-                * (micro_pipelined_exposure(
+                * (micro_pipelined_layer(
+                    model,
+                    tokens / t,
                     all_reduce / 2.0,
-                    collectives / 2.0 - 1.0,
-                    seconds(linear_rates.0),
-                    seconds(linear_rates.1),
+                    collectives,
+                    linear_rates,
                 ) + gathers)
         } else {
             tensor_comm

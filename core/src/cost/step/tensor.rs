@@ -44,3 +44,34 @@ pub fn micro_pipelined_exposure(
         + over(backward[3])
         + 2.0 * collective
 }
+
+/// [`micro_pipelined_exposure`] of one layer of `model` with `rows` tokens
+/// on each tensor rank (its GEMMs' output rows: tokens / t), sequence
+/// parallelism's collectives of `collective` seconds (half an all-reduce),
+/// `collectives` all-reduces' worth a layer (6 with full recomputation, 4
+/// otherwise: the forward passes are half of them less the backward's),
+/// and the dense linears' seconds per flop `(forward, backward)`.
+#[must_use]
+pub(crate) fn micro_pipelined_layer(
+    model: &crate::model::ModelShape,
+    rows: f64,
+    collective: f64,
+    collectives: f64,
+    (forward, backward): (f64, f64),
+) -> f64 {
+    let dm = model.width() as f64;
+    let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+    let widths = [
+        model.attention_width() as f64 + 2.0 * model.kv_width(),
+        model.attention_width() as f64,
+        gate * f64::from(model.ffn),
+        f64::from(model.ffn),
+    ];
+    let seconds = |rate: f64| widths.map(|n| 2.0 * rows * dm * n * rate);
+    micro_pipelined_exposure(
+        collective,
+        collectives / 2.0 - 1.0,
+        seconds(forward),
+        seconds(backward),
+    )
+}
