@@ -355,12 +355,18 @@ fn evaluation_of(
 /// Invalid inputs, `any` method with the rules, an unknown search, or no
 /// plan.
 pub fn plan(r: &PlanRequest) -> Result<PlanReport, ApiError> {
-    let (_, hw, _, mut report) = plan_with(r)?;
+    plan_failing(r, crate::run::Failures::default())
+}
+
+/// [`plan`] of a run with `failures`: the practice search's objective is
+/// its wall-clock time.
+fn plan_failing(r: &PlanRequest, failures: crate::run::Failures) -> Result<PlanReport, ApiError> {
+    let (_, hw, _, mut report) = plan_under(r, failures)?;
     if let Some(p) = &r.practice.profile {
         // The plan the preset's curves find, beside.
         let mut bare = r.clone();
         bare.practice.profile = None;
-        let (.., preset) = plan_with(&bare)?;
+        let (.., preset) = plan_under(&bare, failures)?;
         report.evaluation.profile = Some(profile_report(p, &hw, &r.practice)?);
         report.evaluation.preset = Some(PresetReport::from(&preset.evaluation));
     }
@@ -382,9 +388,20 @@ pub fn plan_timeline(r: &PlanRequest) -> Result<(Schedule, TimelineReport), ApiE
 fn plan_with(
     r: &PlanRequest,
 ) -> Result<(ModelShape, Hardware, search::Plan, PlanReport), ApiError> {
+    plan_under(r, crate::run::Failures::default())
+}
+
+/// [`plan_with`] for a run with `failures`.
+fn plan_under(
+    r: &PlanRequest,
+    failures: crate::run::Failures,
+) -> Result<(ModelShape, Hardware, search::Plan, PlanReport), ApiError> {
     let m = shape(&r.model)?;
     let hw = hardware_of(&r.hardware)?;
-    let c = constraints_of(&r.constraints)?;
+    let c = search::Constraints {
+        failures,
+        ..constraints_of(&r.constraints)?
+    };
     let par = parallelism(&r.parallelism)?;
     let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
@@ -550,10 +567,6 @@ pub fn run(r: &RunRequest) -> Result<RunReport, ApiError> {
         // The plan is searched at the batch most tokens are trained with.
         req.practice.global_batch = Some(sequences(last.batch_tokens, "the ramp's last batch")?);
     }
-    let plan_report = plan(&req)?;
-    let cfg = config_of(&plan_report.evaluation)?;
-    let hw = hardware_of(&req.hardware)?;
-    let a = calibrated(assumptions_of(&req.practice)?, &hw, &req.practice)?;
     let d = crate::run::RunSettings::default();
     let settings = crate::run::RunSettings {
         ramp,
@@ -568,6 +581,11 @@ pub fn run(r: &RunRequest) -> Result<RunReport, ApiError> {
         node_watts: r.node_watts,
         grid_kg_per_kwh: r.grid_kg_per_kwh,
     };
+    settings.validate()?;
+    let plan_report = plan_failing(&req, settings.failures())?;
+    let cfg = config_of(&plan_report.evaluation)?;
+    let hw = hardware_of(&req.hardware)?;
+    let a = calibrated(assumptions_of(&req.practice)?, &hw, &req.practice)?;
     let run = crate::run::run(&m, &hw, &cfg, &a, &settings)?;
     Ok(RunReport::new(plan_report, &run))
 }

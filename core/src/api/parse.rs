@@ -472,6 +472,7 @@ pub fn constraints_of(r: &ConstraintsRequest) -> Result<Constraints, ApiError> {
         min_efficiency: r.min_efficiency,
         activation: activation(&r.activations)?,
         cheapest: r.cheapest,
+        ..Constraints::default()
     })
 }
 

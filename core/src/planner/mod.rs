@@ -244,6 +244,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         return None;
     }
     let c = &out.constraints;
+    let o = crate::run::Objective::new(&out.model, &out.hardware, &inputs.knobs(), c.failures);
     let ships = inputs.shipped();
     let best_of = |shipped: bool| {
         let mut best: Option<&Plan> = None;
@@ -251,7 +252,7 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
             if let Ok(p) = p {
                 if (!shipped || ships.contains(m))
                     && best
-                        .is_none_or(|b| search::practice::better(&p.evaluation, &b.evaluation, c))
+                        .is_none_or(|b| search::practice::better(&p.evaluation, &b.evaluation, c, &o))
                 {
                     best = Some(p);
                 }

@@ -106,6 +106,12 @@ pub struct Constraints {
     /// the cluster grows).
     #[cfg_attr(feature = "serde", serde(default))]
     pub cheapest: bool,
+    /// (Practice search) what interruptions and checkpoints cost: the
+    /// fastest plan is the one whose whole run ends first
+    /// ([`crate::run::Objective`]), not the one with the shortest ideal
+    /// training time.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub failures: crate::run::Failures,
 }
 
 impl Default for Constraints {
@@ -119,6 +125,7 @@ impl Default for Constraints {
             min_efficiency: 0.0,
             activation: ActivationModel::Paper,
             cheapest: false,
+            failures: crate::run::Failures::default(),
         }
     }
 }
@@ -143,7 +150,7 @@ impl Constraints {
             check_range("target days", d, 1e-9, 1e9)?;
         }
         check_range("minimum efficiency", self.min_efficiency, 0.0, 1.0)?;
-        Ok(())
+        self.failures.validate()
     }
 
     pub(crate) fn budget(&self) -> Option<u64> {

@@ -419,6 +419,7 @@ fn binding_constraints_name_their_equation() {
 
 mod custom_scaling;
 mod practice;
+mod wall_clock;
 mod sweeps;
 
 #[test]

@@ -11,7 +11,7 @@ use plan3d_core::{
 use proptest::prelude::*;
 
 /// Every configuration with `gpus` GPUs and global batch `batch`.
-fn brute(
+pub(super) fn brute(
     m: &ModelShape,
     hw: &Hardware,
     gpus: u64,

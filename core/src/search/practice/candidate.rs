@@ -13,6 +13,7 @@ use crate::cost::{
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
+use crate::run::Objective;
 use crate::search::Constraints;
 
 /// One (t, p, b, d, m) of the search and its floor: the GEMMs of its m
@@ -67,6 +68,7 @@ pub(super) fn evaluate_candidate(
     a: &Assumptions,
     method: Method,
     k: &Candidate,
+    o: &Objective,
     best: &mut Option<Evaluation>,
     evaluated: &mut u64,
     rec: &mut Recorder,
@@ -134,7 +136,9 @@ pub(super) fn evaluate_candidate(
                 } else {
                     1.0
                 };
-                steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= e.time.0
+                let gpus = d * t * cp * p;
+                steps * mf * (1.0 + bubble) * k.mb_floor * recompute * o.failures.floor(gpus)
+                    >= o.seconds(e)
             })
     };
     // A dense model's one (ep, etp) without an allocation.
@@ -262,7 +266,7 @@ pub(super) fn evaluate_candidate(
                         }
                         if e.efficiency < c.min_efficiency {
                             rec.efficiency(e.efficiency, c.min_efficiency);
-                        } else if best.as_ref().is_none_or(|bst| better(&e, bst, c)) {
+                        } else if best.as_ref().is_none_or(|bst| better(&e, bst, c, o)) {
                             *best = Some(e);
                         }
                         if zi == 0 {

@@ -53,8 +53,11 @@
 //! H100s, whose plans run at 12 % of peak, in 10.6 ms natively, now 1.6).
 //!
 //! A candidate that does not fit is never returned. The objective is the
-//! training time of the token budget; with a target time, the fewest GPUs
-//! that meet it, then the fastest.
+//! wall-clock time of the whole run of the token budget
+//! ([`crate::run::Objective`]: the training time with what interruptions
+//! and checkpoints lose, which grows with the GPUs); with a target time,
+//! the fewest GPUs that meet it, then the fastest. The floors bound the
+//! wall time by the training time over 1 − rate·R (free checkpoints).
 
 mod candidate;
 mod degrees;
@@ -75,6 +78,7 @@ use crate::error::Error;
 use crate::hardware::Hardware;
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
+use crate::run::Objective;
 use crate::search::{Bindings, Constraints, Parallelism, Plan, SearchResult};
 
 /// The dimensions a caller fixes (`None`: searched).
@@ -164,11 +168,13 @@ const MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
 /// From this sequence length on, the search tries context parallelism.
 pub const LONG_SEQUENCE: u32 = 32_768;
 
-/// Is `a` a better plan than `b` under the constraints: faster; with a
-/// target time, meeting it with fewer GPUs; cheaper (fewer GPU-hours)
-/// when `cheapest` is set, within the target time if there is one.
+/// Is `a` a better plan than `b` under the constraints: its whole run
+/// ends first (`o`: interruptions and checkpoints included, so that more
+/// GPUs that fail more often can lose); with a target time, meeting it
+/// with fewer GPUs; cheaper (fewer GPU-hours) when `cheapest` is set,
+/// within the target time if there is one.
 #[must_use]
-pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
+pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints, o: &Objective) -> bool {
     let gpu_seconds = |e: &Evaluation| e.gpus as f64 * e.time.0;
     if let Some(days) = c.target_days {
         let (ma, mb) = (a.time.days() <= days, b.time.days() <= days);
@@ -183,6 +189,10 @@ pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints) -> bool {
         }
     } else if c.cheapest {
         return gpu_seconds(a) < gpu_seconds(b);
+    }
+    let (wa, wb) = (o.seconds(a), o.seconds(b));
+    if wa != wb {
+        return wa < wb;
     }
     a.time.0 < b.time.0
 }
@@ -248,6 +258,7 @@ pub(crate) fn search(
     // The kernels' rates by shape, computed once per (b, t, cp, …) for
     // the floors and the evaluations.
     let mut rates = candidate::RateCache::default();
+    let o = Objective::new(model, hw, a, c.failures);
     // Phase 1: every (t, p, b, d, m) with its floor, the GEMMs of its m
     // micro-batches and the smallest bubble of its v, per token.
     let mut cands: alloc::vec::Vec<Candidate> = alloc::vec::Vec::new();
@@ -392,6 +403,8 @@ pub(crate) fn search(
                         mf * (1.0 + bubble) * mb_floor
                             / ((d * b * m) as f64 * f64::from(model.seq_len))
                     };
+                    // Per token of the run's wall-clock time: at least
+                    // the ideal time over 1 − rate·R.
                     cands.push(Candidate {
                         t,
                         cp,
@@ -399,7 +412,7 @@ pub(crate) fn search(
                         b,
                         d,
                         m,
-                        floor: floor(v_max),
+                        floor: floor(v_max) * o.failures.floor(gpus),
                         mb_floor,
                     });
                 }
@@ -418,7 +431,7 @@ pub(crate) fn search(
         while let Some(k) = heap.pop() {
             if best
                 .as_ref()
-                .is_some_and(|b| k.floor * b.tokens >= b.time.0)
+                .is_some_and(|b| k.floor * b.tokens >= o.seconds(b))
             {
                 break;
             }
@@ -430,6 +443,7 @@ pub(crate) fn search(
                 a,
                 method,
                 &k,
+                &o,
                 &mut best,
                 &mut evaluated,
                 rec,
@@ -446,6 +460,7 @@ pub(crate) fn search(
                 a,
                 method,
                 k,
+                &o,
                 &mut best,
                 &mut evaluated,
                 rec,
@@ -520,6 +535,7 @@ pub(crate) fn search_methods(
     rec: &mut Recorder,
 ) -> Result<SearchResult, Error> {
     let mut best: Option<SearchResult> = None;
+    let o = Objective::new(model, hw, a, c.failures);
     let mut err = Error::NoPlan {
         reason: crate::search::NO_PLAN_CONSTRAINTS,
         why: None,
@@ -544,7 +560,7 @@ pub(crate) fn search_methods(
                 evaluated += r.evaluated;
                 if best
                     .as_ref()
-                    .is_none_or(|b| better(&r.best.evaluation, &b.best.evaluation, c))
+                    .is_none_or(|b| better(&r.best.evaluation, &b.best.evaluation, c, &o))
                 {
                     best = Some(r);
                 }

@@ -28,21 +28,12 @@ use crate::hardware::{Gpu, Hardware, Link};
 use crate::math;
 use crate::model::ModelShape;
 
-/// Interruptions per GPU-hour by default: Llama 3 405B saw 466 job
-/// interruptions (419 unexpected) in a 54-day snapshot on 16 384 H100s
-/// (Dubey et al. 2024, arXiv 2407.21783, sec. 3.3.4): 466 / (54 · 24 ·
-/// 16 384) = 2.19·10⁻⁵.
-pub const INTERRUPTIONS_PER_GPU_HOUR: f64 = 466.0 / (54.0 * 24.0 * 16_384.0);
+mod failures;
 
-/// Checkpoint write bandwidth per node by default, bytes/s: Llama 3's
-/// Tectonic storage sustains 2 TB/s for up to 16 384 GPUs, 2 048 nodes of
-/// 8 (arXiv 2407.21783 sec. 3.1.1): about 1 GB/s per node.
-pub const CHECKPOINT_BYTES_PER_S_PER_NODE: f64 = 2e12 / 2048.0;
-
-/// Restart time by default, seconds: re-scheduling, loading the
-/// checkpoint and warming up. An assumption (Meta does not publish one):
-/// 10 minutes.
-pub const RESTART_SECONDS: f64 = 600.0;
+pub use failures::{
+    optimal_interval, wall_time, Failures, Objective, CHECKPOINT_BYTES_PER_S_PER_NODE,
+    INTERRUPTIONS_PER_GPU_HOUR, RESTART_SECONDS,
+};
 
 /// Power usage effectiveness by default: 1.2 (an assumption; large
 /// operators report 1.1–1.2).
@@ -52,36 +43,6 @@ pub const PUE: f64 = 1.2;
 /// watts: a DGX H100 draws 10.2 kW at most with 8 × 700 W of GPUs, which
 /// leaves 575 W per GPU.
 pub const NODE_WATTS_PER_GPU: f64 = (10_200.0 - 8.0 * 700.0) / 8.0;
-
-/// The wall time of `ideal` seconds of training with a checkpoint of `c`
-/// seconds every `tau` seconds of training, interruptions at `rate` per
-/// second, each losing half an interval of work on average and `r`
-/// seconds of restart (Young 1974's first-order model):
-/// W = T·(1 + C/τ) + N·(τ/2 + R) with N = rate·W, so
-/// W = T·(1 + C/τ) / (1 − rate·(τ/2 + R)). `None` when interruptions come
-/// faster than that (the run never finishes).
-#[must_use]
-pub fn wall_time(ideal: f64, c: f64, tau: f64, rate: f64, r: f64) -> Option<f64> {
-    let exposure = rate * (tau / 2.0 + r);
-    if exposure >= 1.0 || exposure.is_nan() || tau <= 0.0 {
-        return None;
-    }
-    Some(ideal * (1.0 + c / tau) / (1.0 - exposure))
-}
-
-/// The interval τ that minimizes [`wall_time`]: setting its derivative to
-/// zero gives τ² + 2Cτ − 2C(M − R) = 0, τ = √(C² + 2C(M − R)) − C with
-/// M = 1/rate, which for C, R ≪ M is Young's (1974) √(2·C·M) (Daly 2006
-/// refines the same model).
-#[must_use]
-pub fn optimal_interval(c: f64, mtbi: f64, r: f64) -> f64 {
-    let under = c * c + 2.0 * c * (mtbi - r);
-    if under > 0.0 {
-        (math::sqrt(under) - c).max(0.0)
-    } else {
-        0.0
-    }
-}
 
 /// A GPU's board power, watts (the vendors' data sheets: A100 SXM 400 W,
 /// H100 and H200 SXM 700 W, B200 1000 W, GB200's Blackwell GPU 1200 W,
@@ -305,6 +266,17 @@ impl Default for RunSettings {
 }
 
 impl RunSettings {
+    /// What of these settings the wall time depends on.
+    #[must_use]
+    pub fn failures(&self) -> Failures {
+        Failures {
+            interruptions_per_gpu_hour: self.interruptions_per_gpu_hour,
+            checkpoint_bytes_per_s: self.checkpoint_bytes_per_s,
+            async_checkpoint: self.async_checkpoint,
+            restart_seconds: self.restart_seconds,
+        }
+    }
+
     /// Checks every number (finite, in a sensible range).
     ///
     /// # Errors
@@ -314,19 +286,7 @@ impl RunSettings {
         if let Some(p) = self.price_per_gpu_hour {
             check_range("price per GPU-hour", p, 0.0, 1e6)?;
         }
-        check_range(
-            "interruptions per GPU-hour",
-            self.interruptions_per_gpu_hour,
-            0.0,
-            1.0,
-        )?;
-        check_range(
-            "checkpoint bandwidth (bytes/s per node)",
-            self.checkpoint_bytes_per_s,
-            1e3,
-            1e15,
-        )?;
-        check_range("restart time (s)", self.restart_seconds, 0.0, 1e7)?;
+        self.failures().validate()?;
         check_range("PUE", self.pue, 1.0, 10.0)?;
         if let Some(w) = self.node_watts {
             check_range("node power (W)", w, 0.0, 1e7)?;
@@ -543,44 +503,20 @@ pub fn run(
     let gpus = base.gpus;
     let node = u64::from(hw.node_size.unwrap_or(hw.gpu.default_node_size).max(1));
     let nodes = gpus.div_ceil(node);
-
-    // Checkpoints: the weights and optimizer state once (the data-parallel
-    // replicas hold copies), written by every node in parallel; or, when
-    // asynchronous, a snapshot of the heaviest GPU's state to host memory.
+    let f = s.failures();
     let (bw, _, bo) = a.precision.bytes();
     let checkpoint_bytes = model.params_exact() * (bw + bo);
-    let checkpoint_seconds = if s.async_checkpoint {
-        let heavy = base.stages.heaviest();
-        (heavy.weights.0 + heavy.optimizer.0) / hw.bandwidth(Link::CpuGpu).0
-    } else {
-        checkpoint_bytes / (s.checkpoint_bytes_per_s * nodes as f64)
-    };
-
-    // The checkpoint interval: the whole-step τ that minimizes the wall
-    // time below; at least one step.
-    let rate = s.interruptions_per_gpu_hour * gpus as f64 / 3600.0;
+    let c = f.checkpoint_seconds(checkpoint_bytes, nodes, &base, hw.bandwidth(Link::CpuGpu).0);
+    let checkpoint_seconds = c;
+    let rate = f.rate(gpus);
     let mtbi = if rate > 0.0 {
         1.0 / rate
     } else {
         f64::INFINITY
     };
     let step = if steps > 0.0 { ideal / steps } else { 0.0 };
-    let c = checkpoint_seconds;
     let r = s.restart_seconds;
-    let wall_of = |tau: f64| wall_time(ideal, c, tau, rate, r);
-    let tau = if rate > 0.0 && step > 0.0 {
-        let best = optimal_interval(c, mtbi, r);
-        let k = math::floor(best / step).max(1.0);
-        let (a, b) = (k * step, (k + 1.0) * step);
-        match (wall_of(a), wall_of(b)) {
-            (Some(wa), Some(wb)) if wb < wa => b,
-            _ => a,
-        }
-    } else {
-        // No interruptions: one checkpoint at the end.
-        ideal
-    };
-    let Some(wall) = wall_of(tau) else {
+    let Some((wall, tau)) = f.wall(ideal, step, gpus, c) else {
         return Err(Error::Incompatible {
             what: "interruptions come faster than a checkpoint interval and a restart: \
                    the run never finishes (fewer GPUs, faster checkpoints or restarts)",
