@@ -469,5 +469,8 @@ fn a_billion_sequence_batch_is_planned() {
     .unwrap();
     let v: serde_json::Value = serde_json::from_str(&run).unwrap();
     let f = |k: &str| v[k].as_f64().unwrap();
-    assert!(f("wall_days") > f("ideal_days") && f("goodput") < 0.5, "{v}");
+    assert!(
+        f("wall_days") > f("ideal_days") && f("goodput") < 0.5,
+        "{v}"
+    );
 }

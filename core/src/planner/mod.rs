@@ -251,8 +251,9 @@ pub fn practice_optimum(inputs: &Inputs, out: &Outputs) -> Option<Result<SearchR
         for (m, p) in &out.plans {
             if let Ok(p) = p {
                 if (!shipped || ships.contains(m))
-                    && best
-                        .is_none_or(|b| search::practice::better(&p.evaluation, &b.evaluation, c, &o))
+                    && best.is_none_or(|b| {
+                        search::practice::better(&p.evaluation, &b.evaluation, c, &o)
+                    })
                 {
                     best = Some(p);
                 }

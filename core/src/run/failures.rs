@@ -159,20 +159,6 @@ impl Failures {
         };
         wall_of(tau).map(|w| (w, tau))
     }
-
-    /// What the wall time is at least, over the ideal time, on `gpus`
-    /// GPUs: 1/(1 − rate·R), [`wall_time`] with free checkpoints taken
-    /// continually (infinite when restarts alone outpace the
-    /// interruptions).
-    #[must_use]
-    pub fn floor(&self, gpus: u64) -> f64 {
-        let exposure = self.rate(gpus) * self.restart_seconds;
-        if exposure < 1.0 {
-            1.0 / (1.0 - exposure)
-        } else {
-            f64::INFINITY
-        }
-    }
 }
 
 /// The practice search's objective: a plan's whole-run wall-clock seconds
@@ -216,5 +202,34 @@ impl Objective {
         self.failures
             .wall(e.time.0, e.step.0, e.gpus, c)
             .map_or(f64::INFINITY, |(w, _)| w)
+    }
+
+    /// What a run on `gpus` GPUs takes at least, over its ideal time:
+    /// [`wall_time`] at the interval of [`optimal_interval`] (Young's
+    /// model depends on the ideal time only through this factor; whole
+    /// steps only lengthen it), with a synchronous checkpoint's time, or
+    /// none when asynchronous (its snapshot depends on the layout).
+    /// Infinite when the run never finishes.
+    #[must_use]
+    pub fn floor(&self, gpus: u64) -> f64 {
+        let f = &self.failures;
+        let (rate, r) = (f.rate(gpus), f.restart_seconds);
+        let c = if f.async_checkpoint {
+            0.0
+        } else {
+            self.checkpoint_bytes / (f.checkpoint_bytes_per_s * gpus.div_ceil(self.node) as f64)
+        };
+        let tau = if rate > 0.0 && c > 0.0 {
+            optimal_interval(c, 1.0 / rate, r)
+        } else {
+            0.0
+        };
+        let bound = if tau > 0.0 {
+            wall_time(1.0, c, tau, rate, r)
+        } else {
+            // Checkpoints free and continual: 1/(1 − rate·R).
+            (rate * r < 1.0).then(|| 1.0 / (1.0 - rate * r))
+        };
+        bound.unwrap_or(f64::INFINITY)
     }
 }

@@ -419,8 +419,8 @@ fn binding_constraints_name_their_equation() {
 
 mod custom_scaling;
 mod practice;
-mod wall_clock;
 mod sweeps;
+mod wall_clock;
 
 #[test]
 fn small_models_pipeline_transfers_do_not_inflate_the_micro_batch() {

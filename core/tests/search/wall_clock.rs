@@ -64,12 +64,20 @@ fn the_search_ends_the_run_first_of_every_gpu_count() {
         "search {} GPUs, {wall:.1} s; brute force {} GPUs, {:.1} s",
         found.gpus, brute.1, brute.0
     );
-    assert!((wall - brute.0).abs() <= 1e-9 * brute.0, "{wall} vs {brute:?}");
+    assert!(
+        (wall - brute.0).abs() <= 1e-9 * brute.0,
+        "{wall} vs {brute:?}"
+    );
     let fastest = search(Failures {
         interruptions_per_gpu_hour: 0.0,
         ..FLAKY
     });
-    assert!(fastest.gpus > found.gpus, "{} vs {}", fastest.gpus, found.gpus);
+    assert!(
+        fastest.gpus > found.gpus,
+        "{} vs {}",
+        fastest.gpus,
+        found.gpus
+    );
     assert!(fastest.time.0 < found.time.0);
 }
 
@@ -123,7 +131,12 @@ fn gpt3_without_a_budget_plans_the_run_that_ends_first() {
         f.ideal_days(),
         100.0 * f.goodput
     );
-    assert!(w.wall_days() < 0.5 * f.wall_days(), "{} vs {}", w.wall_days(), f.wall_days());
+    assert!(
+        w.wall_days() < 0.5 * f.wall_days(),
+        "{} vs {}",
+        w.wall_days(),
+        f.wall_days()
+    );
     assert!(2 * w.gpus <= f.gpus);
     let o = Objective::new(&m, &hw, &a, Failures::default());
     assert!((o.seconds(&ends_first) - w.wall_seconds).abs() <= 1e-9 * w.wall_seconds);

@@ -412,7 +412,7 @@ pub(crate) fn search(
                         b,
                         d,
                         m,
-                        floor: floor(v_max) * o.failures.floor(gpus),
+                        floor: floor(v_max) * o.floor(gpus),
                         mb_floor,
                     });
                 }
