@@ -381,7 +381,7 @@ mod core_types {
             round_trip(&m);
             let a = ActivationModel::ALL[act];
             round_trip(&Config { method: Method::ALL[method], data, pipe, tensor, micro_batch: mb, micro_batches: nmu, offload, activation: a, ..Config::default() });
-            round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a, cheapest: offload, failures: plan3d_core::run::Failures { restart_seconds: floor * 1e3, ..Default::default() } });
+            round_trip(&Constraints { max_gpus, exact_gpus: exact, tensor: t, batch, target_days: days, min_efficiency: floor, activation: a, cheapest: offload, ..Constraints::default() });
             let mut gpu = hardware::GPUS[g];
             if let Some(gib) = mem {
                 gpu.memory = Bytes::from_gib(gib);

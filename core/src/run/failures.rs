@@ -6,7 +6,6 @@
 //! in 1.2 days and ran 13 at 9 % goodput.
 
 use crate::cost::{Assumptions, Evaluation};
-use crate::error::{check_range, Error};
 use crate::hardware::{Hardware, Link};
 use crate::math;
 use crate::model::ModelShape;
@@ -60,7 +59,6 @@ pub fn optimal_interval(c: f64, mtbi: f64, r: f64) -> f64 {
 /// The settings of a run the wall time depends on (the rest of
 /// [`super::RunSettings`] counts money and energy).
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Failures {
     /// Interruptions per GPU-hour ([`INTERRUPTIONS_PER_GPU_HOUR`]).
     pub interruptions_per_gpu_hour: f64,
@@ -86,28 +84,6 @@ impl Default for Failures {
 }
 
 impl Failures {
-    /// Checks every number (finite, in a sensible range).
-    ///
-    /// # Errors
-    ///
-    /// The first value out of range, named.
-    pub fn validate(&self) -> Result<(), Error> {
-        check_range(
-            "interruptions per GPU-hour",
-            self.interruptions_per_gpu_hour,
-            0.0,
-            1.0,
-        )?;
-        check_range(
-            "checkpoint bandwidth (bytes/s per node)",
-            self.checkpoint_bytes_per_s,
-            1e3,
-            1e15,
-        )?;
-        check_range("restart time (s)", self.restart_seconds, 0.0, 1e7)?;
-        Ok(())
-    }
-
     /// Interruptions per second of a run on `gpus` GPUs.
     #[must_use]
     pub fn rate(&self, gpus: u64) -> f64 {
@@ -202,34 +178,5 @@ impl Objective {
         self.failures
             .wall(e.time.0, e.step.0, e.gpus, c)
             .map_or(f64::INFINITY, |(w, _)| w)
-    }
-
-    /// What a run on `gpus` GPUs takes at least, over its ideal time:
-    /// [`wall_time`] at the interval of [`optimal_interval`] (Young's
-    /// model depends on the ideal time only through this factor; whole
-    /// steps only lengthen it), with a synchronous checkpoint's time, or
-    /// none when asynchronous (its snapshot depends on the layout).
-    /// Infinite when the run never finishes.
-    #[must_use]
-    pub fn floor(&self, gpus: u64) -> f64 {
-        let f = &self.failures;
-        let (rate, r) = (f.rate(gpus), f.restart_seconds);
-        let c = if f.async_checkpoint {
-            0.0
-        } else {
-            self.checkpoint_bytes / (f.checkpoint_bytes_per_s * gpus.div_ceil(self.node) as f64)
-        };
-        let tau = if rate > 0.0 && c > 0.0 {
-            optimal_interval(c, 1.0 / rate, r)
-        } else {
-            0.0
-        };
-        let bound = if tau > 0.0 {
-            wall_time(1.0, c, tau, rate, r)
-        } else {
-            // Checkpoints free and continual: 1/(1 − rate·R).
-            (rate * r < 1.0).then(|| 1.0 / (1.0 - rate * r))
-        };
-        bound.unwrap_or(f64::INFINITY)
     }
 }

@@ -286,7 +286,19 @@ impl RunSettings {
         if let Some(p) = self.price_per_gpu_hour {
             check_range("price per GPU-hour", p, 0.0, 1e6)?;
         }
-        self.failures().validate()?;
+        check_range(
+            "interruptions per GPU-hour",
+            self.interruptions_per_gpu_hour,
+            0.0,
+            1.0,
+        )?;
+        check_range(
+            "checkpoint bandwidth (bytes/s per node)",
+            self.checkpoint_bytes_per_s,
+            1e3,
+            1e15,
+        )?;
+        check_range("restart time (s)", self.restart_seconds, 0.0, 1e7)?;
         check_range("PUE", self.pue, 1.0, 10.0)?;
         if let Some(w) = self.node_watts {
             check_range("node power (W)", w, 0.0, 1e7)?;

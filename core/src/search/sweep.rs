@@ -140,7 +140,8 @@ pub fn sweep(
 /// Its degrees must divide the layers, heads and batch, so a size with few
 /// divisors is the shape's spike, not the size's: an X\[146\] (2 · 73 layers)
 /// splits into no pipeline worth having, and an X\[152\] (8 · 19) reached
-/// 155 648 GPUs and 70 days where X\[160\] reaches 655 360 and 24.
+/// 155 648 GPUs and 70 days where X\[160\] reached 655 360 and 24 (when
+/// the search minimized training days, not the run's wall clock).
 #[must_use]
 pub fn sweep_x(x: f64) -> u32 {
     let mut grain = 8.0;

@@ -136,8 +136,7 @@ pub(super) fn evaluate_candidate(
                 } else {
                     1.0
                 };
-                let gpus = d * t * cp * p;
-                steps * mf * (1.0 + bubble) * k.mb_floor * recompute * o.floor(gpus) >= o.seconds(e)
+                steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= o.seconds(e)
             })
     };
     // A dense model's one (ep, etp) without an allocation.

@@ -57,7 +57,7 @@
 //! ([`crate::run::Objective`]: the training time with what interruptions
 //! and checkpoints lose, which grows with the GPUs); with a target time,
 //! the fewest GPUs that meet it, then the fastest. The floors bound the
-//! wall time by the training time over 1 − rate·R (free checkpoints).
+//! training time, and so the wall time, which is never shorter.
 
 mod candidate;
 mod degrees;
@@ -190,11 +190,7 @@ pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints, o: &Objective) ->
     } else if c.cheapest {
         return gpu_seconds(a) < gpu_seconds(b);
     }
-    let (wa, wb) = (o.seconds(a), o.seconds(b));
-    if wa != wb {
-        return wa < wb;
-    }
-    a.time.0 < b.time.0
+    o.seconds(a) < o.seconds(b)
 }
 
 /// The practice optimum.
@@ -403,8 +399,6 @@ pub(crate) fn search(
                         mf * (1.0 + bubble) * mb_floor
                             / ((d * b * m) as f64 * f64::from(model.seq_len))
                     };
-                    // Per token of the run's wall-clock time: at least
-                    // the ideal time over 1 − rate·R.
                     cands.push(Candidate {
                         t,
                         cp,
@@ -412,7 +406,7 @@ pub(crate) fn search(
                         b,
                         d,
                         m,
-                        floor: floor(v_max) * o.floor(gpus),
+                        floor: floor(v_max),
                         mb_floor,
                     });
                 }
