@@ -190,7 +190,11 @@ pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints, o: &Objective) ->
     } else if c.cheapest {
         return gpu_seconds(a) < gpu_seconds(b);
     }
-    o.seconds(a) < o.seconds(b)
+    let (wa, wb) = (o.seconds(a), o.seconds(b));
+    if wa != wb {
+        return wa < wb;
+    }
+    a.time.0 < b.time.0
 }
 
 /// The practice optimum.
