@@ -459,18 +459,13 @@ fn a_billion_sequence_batch_is_planned() {
         "{e}"
     );
     // The run plans at the ramp's last batch, 2³⁰ of Llama's 8 K-token
-    // sequences, at once. Its one step outlasts the mean time between
-    // interruptions of the GPUs that would train it fastest (that run
-    // never finishes); the search takes the layout whose run ends first.
+    // sequences, at once, and says in words why it never finishes: a
+    // step on so many GPUs outlasts their mean time between
+    // interruptions.
     let run = plan3d_core::api::json::call(
         "run",
         r#"{ "model": "llama-3.1-70b", "batch_ramp": "0B:8Mi,1001B:8Ti" }"#,
     )
-    .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&run).unwrap();
-    let f = |k: &str| v[k].as_f64().unwrap();
-    assert!(
-        f("wall_days") > f("ideal_days") && f("goodput") < 0.5,
-        "{v}"
-    );
+    .unwrap_err();
+    assert!(run.0.contains("never finishes"), "{}", run.0);
 }
