@@ -136,7 +136,11 @@ pub(super) fn evaluate_candidate(
                 } else {
                     1.0
                 };
-                steps * mf * (1.0 + bubble) * k.mb_floor * recompute >= o.seconds(e)
+                let gpus = d * t * cp * p;
+                super::beyond(
+                    steps * mf * (1.0 + bubble) * k.mb_floor * recompute * o.floor(gpus),
+                    o.seconds(e),
+                )
             })
     };
     // A dense model's one (ep, etp) without an allocation.

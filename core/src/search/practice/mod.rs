@@ -57,7 +57,9 @@
 //! ([`crate::run::Objective`]: the training time with what interruptions
 //! and checkpoints lose, which grows with the GPUs); with a target time,
 //! the fewest GPUs that meet it, then the fastest. The floors bound the
-//! training time, and so the wall time, which is never shorter.
+//! wall time: the training time's floor times Young's least factor on the
+//! candidate's GPU count ([`Objective::floor`]). Where no layout's run
+//! finishes (every wall time infinite), the fastest training wins.
 
 mod candidate;
 mod degrees;
@@ -195,6 +197,13 @@ pub fn better(a: &Evaluation, b: &Evaluation, c: &Constraints, o: &Objective) ->
         return wa < wb;
     }
     a.time.0 < b.time.0
+}
+
+/// Does a candidate whose wall time is at least `floor` lose to a best
+/// plan of wall time `best`? Never while the best never finishes: ties
+/// between runs that never finish go to the fastest training.
+fn beyond(floor: f64, best: f64) -> bool {
+    best.is_finite() && floor >= best
 }
 
 /// The practice optimum.
@@ -403,6 +412,9 @@ pub(crate) fn search(
                         mf * (1.0 + bubble) * mb_floor
                             / ((d * b * m) as f64 * f64::from(model.seq_len))
                     };
+                    // Per token of the run's wall clock: the training
+                    // floor times the least Young's model adds on this
+                    // many GPUs (infinite where no run finishes).
                     cands.push(Candidate {
                         t,
                         cp,
@@ -410,7 +422,7 @@ pub(crate) fn search(
                         b,
                         d,
                         m,
-                        floor: floor(v_max),
+                        floor: floor(v_max) * o.floor(gpus),
                         mb_floor,
                     });
                 }
@@ -429,7 +441,7 @@ pub(crate) fn search(
         while let Some(k) = heap.pop() {
             if best
                 .as_ref()
-                .is_some_and(|b| k.floor * b.tokens >= o.seconds(b))
+                .is_some_and(|b| beyond(k.floor * b.tokens, o.seconds(b)))
             {
                 break;
             }
