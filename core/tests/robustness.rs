@@ -290,6 +290,7 @@ fn constraints() -> impl Strategy<Value = Constraints> {
                 min_efficiency: min_eff,
                 activation: ActivationModel::ALL[a % 4],
                 cheapest: a >= 4,
+                ..Constraints::default()
             },
         )
 }
