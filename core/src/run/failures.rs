@@ -180,23 +180,34 @@ impl Objective {
             .map_or(f64::INFINITY, |(w, _)| w)
     }
 
-    /// What a run on `gpus` GPUs takes at least, over its ideal time:
-    /// [`wall_time`] at the interval of [`optimal_interval`] (Young's
-    /// model depends on the ideal time only through this factor; whole
-    /// steps only lengthen it), with a synchronous checkpoint's time, or
-    /// none when asynchronous (its snapshot depends on the layout).
-    /// Infinite when the run never finishes.
+    /// What a run on `gpus` GPUs whose steps take at least `step` seconds
+    /// takes at least, over its ideal time: [`wall_time`]'s factor
+    /// (1 + C/τ)/(1 − rate·(τ/2 + R)), which depends on the ideal time
+    /// only through τ and falls then rises in it, at the interval of
+    /// [`optimal_interval`] or, where a step is longer, at one step (τ is
+    /// whole steps); with a synchronous checkpoint's time, or none when
+    /// asynchronous (its snapshot depends on the layout). Infinite when
+    /// the run never finishes.
     #[must_use]
-    pub fn floor(&self, gpus: u64) -> f64 {
+    pub fn floor(&self, gpus: u64, step: f64) -> f64 {
         let f = &self.failures;
         let (rate, r) = (f.rate(gpus), f.restart_seconds);
+        if rate <= 0.0 {
+            return 1.0;
+        }
         let c = if f.async_checkpoint {
             0.0
         } else {
             self.checkpoint_bytes / (f.checkpoint_bytes_per_s * gpus.div_ceil(self.node) as f64)
         };
-        let bound = if rate > 0.0 && c > 0.0 {
-            wall_time(1.0, c, optimal_interval(c, 1.0 / rate, r), rate, r)
+        let best = if c > 0.0 {
+            optimal_interval(c, 1.0 / rate, r)
+        } else {
+            0.0
+        };
+        let tau = best.max(step);
+        let bound = if tau > 0.0 {
+            wall_time(1.0, c, tau, rate, r)
         } else {
             // Checkpoints free and continual: 1/(1 − rate·R).
             (rate * r < 1.0).then(|| 1.0 / (1.0 - rate * r))

@@ -137,10 +137,8 @@ pub(super) fn evaluate_candidate(
                     1.0
                 };
                 let gpus = d * t * cp * p;
-                super::beyond(
-                    steps * mf * (1.0 + bubble) * k.mb_floor * recompute * o.floor(gpus),
-                    o.seconds(e),
-                )
+                let step = mf * (1.0 + bubble) * k.mb_floor * recompute;
+                super::beyond(steps * step * o.floor(gpus, step), o.seconds(e))
             })
     };
     // A dense model's one (ep, etp) without an allocation.

@@ -401,6 +401,7 @@ pub(crate) fn search(
                     if !rec.on && state.at(model, space, d * cp) + activations > hw.gpu.memory.0 {
                         continue;
                     }
+                    let seq = f64::from(model.seq_len);
                     let floor = |v: u64| {
                         let (pf, mf) = (p as f64, m as f64);
                         let bubble = if method.layered() {
@@ -422,7 +423,8 @@ pub(crate) fn search(
                         b,
                         d,
                         m,
-                        floor: floor(v_max) * o.floor(gpus),
+                        floor: floor(v_max)
+                            * o.floor(gpus, floor(v_max) * (d * b * m) as f64 * seq),
                         mb_floor,
                     });
                 }
