@@ -472,6 +472,22 @@ pub struct LayerRates {
     pub attention_backward: f64,
 }
 
+impl LayerRates {
+    /// Each rate the least of the two: a layer's rates no slower than
+    /// either's (the search's floor over the expert degrees it tries).
+    #[must_use]
+    pub fn least(self, o: Self) -> Self {
+        Self {
+            dense_forward: self.dense_forward.min(o.dense_forward),
+            dense_backward: self.dense_backward.min(o.dense_backward),
+            expert_forward: self.expert_forward.min(o.expert_forward),
+            expert_backward: self.expert_backward.min(o.expert_backward),
+            attention_forward: self.attention_forward.min(o.attention_forward),
+            attention_backward: self.attention_backward.min(o.attention_backward),
+        }
+    }
+}
+
 /// What one layer's GEMMs look like on one GPU: `tokens` rows of a
 /// micro-batch (b·s/cp), `tensor` ranks splitting each weight, `expert`
 /// ranks holding the routed experts, each expert split over

@@ -418,6 +418,7 @@ fn binding_constraints_name_their_equation() {
 }
 
 mod custom_scaling;
+mod moe;
 mod practice;
 mod sweeps;
 mod wall_clock;

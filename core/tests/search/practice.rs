@@ -156,7 +156,7 @@ fn brute_with(
 }
 
 /// An H100 of `mem` GiB in nodes of 8 on InfiniBand 400.
-fn h100_with(mem: f64) -> Hardware {
+pub(super) fn h100_with(mem: f64) -> Hardware {
     let mut gpu = hardware::H100_SXM;
     gpu.memory = plan3d_core::units::Bytes(mem * plan3d_core::units::GIB);
     Hardware {
@@ -170,7 +170,7 @@ fn h100_with(mem: f64) -> Hardware {
 /// The search on exactly `gpus` GPUs with global batch `batch` (and the
 /// rest of `space`) against brute force over `schedules`: both find a plan
 /// or neither, and the same time. Returns the search's plan.
-fn search_is_brute(
+pub(super) fn search_is_brute(
     m: &ModelShape,
     hw: &Hardware,
     gpus: u64,
@@ -203,10 +203,10 @@ fn search_is_brute(
     Some(f)
 }
 
-const MEGATRON_SCHEDULES: [PipelineSchedule; 2] =
+pub(super) const MEGATRON_SCHEDULES: [PipelineSchedule; 2] =
     [PipelineSchedule::OneFOneB, PipelineSchedule::GPipe];
 
-fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> ModelShape {
+pub(super) fn small(heads: u32, kv_div: u32, layers: u32, seq: u32, head_size: u32) -> ModelShape {
     ModelShape {
         seq_len: seq,
         heads,
@@ -506,53 +506,6 @@ fn practice_search_offloads_checkpoints_when_memory_binds() {
     .evaluation;
     assert_eq!(gpipe.config.pipeline_schedule, PipelineSchedule::GPipe);
     assert!(gpipe.time.0 >= one.time.0);
-}
-
-/// A mixture of experts: the search picks the expert-parallel degree with
-/// the rest and agrees with brute force (every ep from 1 to d·cp), memory
-/// tight and loose, all-to-alls overlapped or not.
-#[test]
-fn practice_search_moe_is_brute_force() {
-    let (mut found_ep, mut found_etp) = (false, false);
-    for (gpus, mem, overlap, limit) in [
-        (16u64, 80.0, false, 0u32),
-        (16, 0.6, false, 0),
-        (32, 0.3, true, 2),
-        (32, 80.0, true, 0),
-    ] {
-        let mut m = small(8, 2, 4, 1024, 64);
-        m.experts = Some(model::Experts {
-            routed: 16,
-            top_k: 2,
-            ffn: 1024,
-            shared: 1,
-            dense_layers: 1,
-            node_limit: limit,
-        });
-        let a = Assumptions {
-            reserve: plan3d_core::units::Bytes(0.0),
-            overlap_expert: overlap,
-            ..Assumptions::PRACTICE
-        };
-        let space = Space::default();
-        if let Some(f) = search_is_brute(
-            &m,
-            &h100_with(mem),
-            gpus,
-            64,
-            &a,
-            space,
-            &MEGATRON_SCHEDULES,
-        ) {
-            found_ep |= f.config.expert > 1;
-            found_etp |= f.config.expert_tensor == 1 && f.config.tensor > 1;
-        }
-    }
-    assert!(found_ep, "no case chose expert parallelism");
-    assert!(
-        found_etp,
-        "no case split the experts apart from the tensor ranks"
-    );
 }
 
 /// `--pipeline-schedule any`: the search tries ZB-H1, ZB-V and DualPipe

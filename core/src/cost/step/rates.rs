@@ -259,12 +259,16 @@ pub struct Shaped {
 /// eager CPU's dispatch of its operators when that is longer. The search
 /// prunes with it.
 ///
-/// With a dense model's `shaped` rates for (tensor, micro_batch, context)
+/// With `shaped` rates for (tensor, micro_batch, context)
 /// ([`shaped_rates`], those of the run's GPU count or of one GPU alone,
 /// which are faster), the GEMMs are no faster than those rates, one
 /// forward and its backward each ([`super::step_time_shaped`] charges
 /// every recomputation on top): an unaligned shape's fallback kernel,
-/// far under the ceiling, no longer leaves the floor loose.
+/// far under the ceiling, no longer leaves the floor loose. For a mixture
+/// of experts the caller passes rates no slower than those of any expert
+/// degree it will try (each rate the least over them,
+/// [`crate::cost::kernels::LayerRates::least`]): the grouped expert
+/// GEMMs' rates depend on the tokens each expert gets.
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub fn micro_batch_floor(
@@ -313,18 +317,23 @@ pub fn micro_batch_floor(
         let ceilings = tokens / (t * s)
             * (3.0 * linear / (linear_peak(hw, a) * ceiling) + attention * attn / peak);
         match shaped {
-            Some(Shaped { rates: r, .. }) if model.experts.is_none() => {
+            Some(Shaped { rates: r, .. }) => {
                 let (af, ab) = if a.flash_attention {
                     (r.attention_forward, r.attention_backward)
                 } else {
                     (r.dense_forward, r.dense_backward)
                 };
+                // A mixture's routed experts at their grouped GEMMs' rates
+                // (as [`super::step_time_shaped`] charges them, without
+                // the busiest GPU's extra), the rest at the dense ones.
+                let routed = 2.0 * model.layer_routed_active_params();
                 let by_shape = tokens / t
-                    * (linear * (r.dense_forward + 2.0 * r.dense_backward)
+                    * ((linear - routed) * (r.dense_forward + 2.0 * r.dense_backward)
+                        + routed * (r.expert_forward + 2.0 * r.expert_backward)
                         + attention * (af + 2.0 * ab));
                 ceilings.max(by_shape)
             }
-            _ => ceilings,
+            None => ceilings,
         }
     };
     // An eager CPU dispatches the layer's operators at least once each

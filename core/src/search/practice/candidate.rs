@@ -323,4 +323,41 @@ impl RateCache {
         self.0.push((key, s));
         s
     }
+
+    /// For a mixture of experts, a floor's rates: each of the layer's
+    /// rates the least over every expert and expert tensor degree the
+    /// search may pair with `cfg`'s tensor degree, at any data degree (the
+    /// grouped expert GEMMs' rows grow with the expert degree, but their
+    /// tiles' waves do not fall monotonically); `cfg`'s own for a dense
+    /// model.
+    pub(super) fn least_over_experts(
+        &mut self,
+        model: &ModelShape,
+        hw: &Hardware,
+        cfg: &Config,
+        a: &Assumptions,
+        space: &Space,
+    ) -> Option<Shaped> {
+        let Some(e) = model.experts else {
+            return self.get(model, hw, cfg, a);
+        };
+        // A data × context degree every pair divides.
+        let any = u64::from(e.routed)
+            * u64::from(space.expert.unwrap_or(1))
+            * u64::from(space.expert_tensor.unwrap_or(1).max(1));
+        let mut least: Option<Shaped> = None;
+        for (ep, etp) in expert_degrees(model, space, u64::from(cfg.tensor), any) {
+            let probe = Config {
+                expert: u32::try_from(ep).unwrap_or(u32::MAX),
+                expert_tensor: etp,
+                ..*cfg
+            };
+            let s = self.get(model, hw, &probe, a)?;
+            least = Some(least.map_or(s, |l| Shaped {
+                rates: l.rates.least(s.rates),
+                logit: l.logit.min(s.logit),
+            }));
+        }
+        least
+    }
 }

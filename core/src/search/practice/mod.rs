@@ -318,10 +318,11 @@ pub(crate) fn search(
             };
             for (&b, ladder) in sizes.iter().zip(&ladders) {
                 let b = u64::from(b);
-                // A dense model's kernels by shape for (t, b, cp), as its
-                // evaluations take them (the evaluations share them): an
-                // unaligned shape's fallback kernels, far under the
-                // ceiling, raise the floor (one GPU alone, where t·p·cp is
+                // The kernels by shape for (t, b, cp), as the evaluations
+                // take them (they share them; a mixture's the least over
+                // its expert degrees): an unaligned shape's fallback
+                // kernels, far under the ceiling, and small grouped expert
+                // GEMMs raise the floor (one GPU alone, where t·p·cp is
                 // 1, runs the faster ones: a floor for every d). Not with
                 // the embedding counted in the split: the first device
                 // may then hold fewer than d_l/p layers, which the floor
@@ -330,7 +331,7 @@ pub(crate) fn search(
                     || (space.embedding_layers.is_none()
                         && space.virtual_stages.is_some()
                         && v_max * p > u64::from(layers));
-                let shaped = if model.experts.is_none() && !ends_counted {
+                let shaped = if !ends_counted {
                     let probe = crate::cost::Config {
                         tensor: t as u32,
                         pipe: p as u32,
@@ -339,7 +340,7 @@ pub(crate) fn search(
                         data: 1,
                         ..crate::cost::Config::default()
                     };
-                    rates.get(model, hw, &probe, a)
+                    rates.least_over_experts(model, hw, &probe, a, space)
                 } else {
                     None
                 };
