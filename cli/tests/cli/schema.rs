@@ -127,6 +127,8 @@ fn every_output_has_the_schemas_fields() {
             "latent",
             "profile",
             "preset",
+            "wall_days",
+            "goodput",
         ];
         for k in want.difference(&have) {
             assert!(optional.contains(&k.as_str()), "{cmd}: no {k}");

@@ -47,25 +47,15 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
     if let Some(c) = planner::caveat(&plan.evaluation, &m, &hw) {
         out.push(format!("Caveat: {c}"));
     }
-    if practice {
+    if let (true, Some(goodput)) = (practice, report.goodput) {
         // The search's objective: the whole run's wall clock. Said where
         // interruptions take a tenth of it or more.
-        let o = crate::run::Objective::new(
-            &m,
-            &hw,
-            &assumptions_of(&r.practice)?,
-            crate::run::Failures::default(),
-        );
-        let wall = o.seconds(&plan.evaluation);
-        let goodput = plan.evaluation.time.0 / wall;
         if goodput < 0.9 {
             out.push(format!(
                 "With interruptions at Llama 3's rate per GPU, the run takes {} wall-clock (goodput {}): the search plans the run that ends first, not the fastest training; `plan3d run` for its cost.",
-                if wall.is_finite() {
-                    duration(wall / 86_400.0)
-                } else {
-                    "forever".to_string()
-                },
+                report
+                    .wall_days
+                    .map_or_else(|| "forever".to_string(), duration),
                 pct(goodput)
             ));
         }

@@ -481,7 +481,9 @@ fn plan_under(
             }
             found => found?,
         };
-        let mut report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None);
+        let o = crate::run::Objective::new(&m, &hw, &a, c.failures);
+        let mut report = PlanReport::exhaustive(&best, &hw, &[best.best.evaluation], None)
+            .with_wall_clock(&best.best, &o);
         report.binding = planner::practice_limits(
             &m,
             &c,

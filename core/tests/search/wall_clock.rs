@@ -141,3 +141,55 @@ fn gpt3_without_a_budget_plans_the_run_that_ends_first() {
     let o = Objective::new(&m, &hw, &a, Failures::default());
     assert!((o.seconds(&ends_first) - w.wall_seconds).abs() <= 1e-9 * w.wall_seconds);
 }
+
+/// `plan`'s JSON says the wall clock its search minimised (`wall_days`,
+/// `goodput`), the same `run` reports for the plan it finds, with `plan`'s
+/// defaults and with a `run` request's own failure settings; `paper`
+/// says none.
+#[test]
+fn the_plan_report_says_the_wall_clock_the_search_minimised() {
+    use plan3d_core::api::{self, request::PlanRequest, request::RunRequest};
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    for (text, interruptions) in [
+        (
+            r#"{"model":"gpt-3","gpu":"a100-80gb","assumptions":"practice"}"#,
+            None,
+        ),
+        (
+            r#"{"model":"llama-3.1-405b","gpu":"h100-sxm","network":"infiniband-400","max_gpus":16384,"assumptions":"practice"}"#,
+            None,
+        ),
+        (
+            r#"{"model":"gpt-3","gpu":"a100-80gb","assumptions":"practice"}"#,
+            Some(1e-4),
+        ),
+    ] {
+        let plan: PlanRequest = api::json::request(text).unwrap();
+        let run = RunRequest {
+            plan: plan.clone(),
+            interruptions_per_gpu_hour: interruptions,
+            ..RunRequest::default()
+        };
+        let r = api::run(&run).unwrap();
+        let (wall, goodput) = (r.plan.wall_days.unwrap(), r.plan.goodput.unwrap());
+        assert!(
+            close(wall, r.wall_days),
+            "{text}: {wall} vs {}",
+            r.wall_days
+        );
+        assert!(
+            close(goodput, r.goodput),
+            "{text}: {goodput} vs {}",
+            r.goodput
+        );
+        if interruptions.is_none() {
+            let p = api::plan(&plan).unwrap();
+            assert_eq!(p.wall_days, Some(wall), "{text}");
+            assert!(goodput < 1.0 && close(p.evaluation.days / wall, goodput));
+        }
+    }
+    let paper: PlanRequest =
+        api::json::request(r#"{"model":"gpt-3","assumptions":"paper"}"#).unwrap();
+    let p = api::plan(&paper).unwrap();
+    assert_eq!((p.wall_days, p.goodput), (None, None));
+}

@@ -105,6 +105,25 @@ pub struct PlanReport {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub rules: Option<RulesReport>,
+    /// (Practice) the whole run's wall clock, days: the training time
+    /// with the checkpoints, the work redone after interruptions and the
+    /// restarts of Young's model, as `plan3d run` costs them (the search's
+    /// objective, [`crate::run::Objective`]; `plan`'s defaults, the
+    /// `run` request's settings). Absent under paper, and where the run
+    /// never finishes (`goodput` 0).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub wall_days: Option<f64>,
+    /// (Practice) the training time over the wall clock: the share of the
+    /// run that trains (0: interruptions come faster than a checkpoint
+    /// and a restart can keep up with).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub goodput: Option<f64>,
 }
 
 impl PlanReport {
@@ -119,6 +138,24 @@ impl PlanReport {
             evaluated: None,
             pareto: None,
             rules: None,
+            wall_days: None,
+            goodput: None,
+        }
+    }
+
+    /// This report with the whole run's wall clock under the practice
+    /// search's objective `o` ([`Self::wall_days`], [`Self::goodput`]).
+    #[must_use]
+    pub fn with_wall_clock(self, p: &Plan, o: &crate::run::Objective) -> Self {
+        let wall = o.seconds(&p.evaluation);
+        Self {
+            wall_days: wall.is_finite().then_some(wall / 86_400.0),
+            goodput: Some(if wall.is_finite() && wall > 0.0 {
+                p.evaluation.time.0 / wall
+            } else {
+                0.0
+            }),
+            ..self
         }
     }
 
