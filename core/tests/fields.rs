@@ -424,3 +424,46 @@ fn the_loss_shown_follows_the_framework() {
     assert_eq!(text("model=llama-3.1-8b&fw=torchtitan"), "eager");
     assert_eq!(text("assume=paper&model=x16"), "logits");
 }
+
+/// A network faster than the GPU's PCIe link to its card runs at the
+/// link's rate (`Hardware::network_bandwidth`), said beside the network
+/// field: an A100's PCIe 4.0 (63 GiB/s both ways, 271 Gb/s in the
+/// labels' count) under InfiniBand 400 or 800, an H100's PCIe 5.0 under
+/// 800; not where the network is the slower (the paper's InfiniBand 200
+/// on A100s, 400 on H100s).
+#[test]
+fn a_network_faster_than_the_pcie_link_is_said_at_its_field() {
+    let said = |query: &str| -> Vec<String> {
+        let (i, n) = Inputs::from_query(query);
+        assert!(n.is_empty(), "{query}: {n:?}");
+        let o = outputs(&i).unwrap();
+        planner::corrections(&i, &o)
+            .iter()
+            .filter(|n| n.key == "net")
+            .map(ToString::to_string)
+            .collect()
+    };
+    for net in ["infiniband-400", "infiniband-800"] {
+        assert_eq!(
+            said(&format!("model=gpt-3&gpu=a100-80gb&net={net}")),
+            [format!(
+                "ignored net={net}: the GPU's PCIe link to its network card is slower; \
+                 using the link's 271 Gb/s per GPU"
+            )]
+        );
+    }
+    assert!(said("model=gpt-3&gpu=a100-80gb&net=infiniband").is_empty());
+    assert!(said("model=gpt-3&gpu=h100-sxm&net=infiniband-400").is_empty());
+    // An H100's PCIe 5.0 (126 GB/s both ways) carries no 800 Gb/s either.
+    assert_eq!(
+        said("model=gpt-3&gpu=h100-sxm&net=infiniband-800"),
+        [
+            "ignored net=infiniband-800: the GPU's PCIe link to its network card is slower; \
+          using the link's 504 Gb/s per GPU"
+        ]
+    );
+    // What the plans time: the link's rate.
+    let (i, _) = Inputs::from_query("model=gpt-3&gpu=a100-80gb&net=infiniband-800");
+    let hw = i.hardware();
+    assert_eq!(hw.network_bandwidth().0, hw.gpu.pcie.0);
+}

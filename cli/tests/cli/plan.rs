@@ -417,3 +417,21 @@ fn a_microbatch_group_lets_any_batch_interleave() {
     let out = plan3d_words(&format!("{base} --microbatch-group 20"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("micro-batches in groups of 20"));
 }
+
+/// A network faster than the GPU's PCIe link runs at the link's rate, and
+/// the answers say so under their headline (the page beside its network
+/// field): an A100's PCIe 4.0 carries 271 Gb/s of InfiniBand 400.
+#[test]
+fn a_network_the_pcie_link_caps_is_said() {
+    let line = "Network: infiniband-400 runs at 271 Gb/s per GPU here: the GPU's PCIe link to its network card is slower.";
+    for cmd in [
+        "plan --model gpt-3 --gpu a100-80gb --network infiniband-400 --max-gpus 1024 --assumptions practice",
+        "evaluate --model gpt-3 --gpu a100-80gb --network infiniband-400 --data 8 --pipe 8 --tensor 8",
+    ] {
+        let out = plan3d_words(cmd);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.lines().nth(1) == Some(line), "{cmd}: {text}");
+    }
+    let out = plan3d_words("evaluate --model gpt-3 --gpu a100-80gb --data 8 --pipe 8 --tensor 8");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Network:"));
+}

@@ -23,6 +23,18 @@ use crate::text::{big, capitalized, duration, gib, gpus, params, pct, seconds};
 /// The last line of every answer: where the rest is.
 const MORE: &str = "More: --details for every figure, --json for scripts.";
 
+/// A network faster than the GPU's PCIe link, in words: it runs at the
+/// link's rate ([`planner::pcie_capped`]).
+fn network_line(hw: &crate::Hardware) -> Option<String> {
+    planner::pcie_capped(hw).map(|gbps| {
+        format!(
+            "Network: {} runs at {gbps:.0} Gb/s per GPU here: {}.",
+            hw.network.name(),
+            planner::PCIE_SLOWER
+        )
+    })
+}
+
 /// `plan3d plan`'s answer: the headline sentence (method, DP × PP × TP,
 /// GPUs, days, MFU, the heaviest stage's memory), the paper's proposal
 /// beside it where it would be faster, the plan per method, and why.
@@ -47,6 +59,7 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
     if let Some(c) = planner::caveat(&plan.evaluation, &m, &hw) {
         out.push(format!("Caveat: {c}"));
     }
+    out.extend(network_line(&hw));
     if let (true, Some(goodput)) = (practice, report.goodput) {
         // The search's objective: the whole run's wall clock. Said where
         // interruptions take a tenth of it or more.
@@ -188,6 +201,7 @@ pub fn evaluate_answer(r: &EvaluateRequest) -> Result<String, ApiError> {
         gpus(e.gpus),
         layout(&e)
     ));
+    out.extend(network_line(&super::hardware_of(&r.hardware)?));
     if !practice {
         let mem = &e.memory;
         out.push(format!(

@@ -9,7 +9,7 @@ mod shown;
 mod timeline;
 mod why;
 
-pub use notes::{corrections, published_batch_plan, scaling_offset};
+pub use notes::{corrections, pcie_capped, published_batch_plan, scaling_offset, PCIE_SLOWER};
 pub use shown::{
     method_label, method_label_for, proposal, shown, slowdown, standing, RulesVersus, Shown,
     Standing, PROPOSAL_GAIN, SHIPPED,

@@ -10,10 +10,25 @@ use crate::cost::Method;
 use crate::search::{self, Plan};
 use crate::state::{Inputs, ModelChoice, Notice};
 
+/// Why a network runs slower than its label ([`pcie_capped`]).
+pub const PCIE_SLOWER: &str = "the GPU's PCIe link to its network card is slower";
+
+/// The rate a network faster than the GPU's PCIe link runs at, in the
+/// networks' labels' Gb/s per GPU; `None` where the network is the slower.
+/// Its traffic crosses that link to the card
+/// ([`crate::Hardware::network_bandwidth`]): an A100's PCIe 4.0 carries
+/// less than InfiniBand 400, an H100's PCIe 5.0 less than 800. Both are
+/// counted both ways, as the labels' rates are.
+#[must_use]
+pub fn pcie_capped(hw: &crate::Hardware) -> Option<f64> {
+    (hw.network.bandwidth().0 > hw.gpu.pcie.0).then(|| hw.gpu.pcie.0 * 4e-9)
+}
+
 /// Corrections the plans make to the inputs, in words: a batch limit
 /// above the model's critical batch is the critical batch (past it, more
 /// sequences per step do not cut the step count, eq. 2, so they only add
-/// work).
+/// work); a network faster than the GPU's PCIe link runs at the link's
+/// rate; and the rest below, each at its field.
 #[must_use]
 pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
     let mut v = Vec::new();
@@ -59,6 +74,15 @@ pub fn corrections(inputs: &Inputs, out: &Outputs) -> Vec<Notice> {
                 });
             }
         }
+    }
+    if let Some(gbps) = pcie_capped(&inputs.hardware()) {
+        v.push(Notice {
+            key: "net".into(),
+            value: inputs.network.name().into(),
+            reason: PCIE_SLOWER.into(),
+            used: alloc::format!("the link's {gbps:.0} Gb/s per GPU"),
+            refused: false,
+        });
     }
     if inputs.practice() && inputs.compute_used() != inputs.compute {
         v.push(Notice {
