@@ -13,22 +13,30 @@ use plan3d_core::{
 use crate::app::{shown, OptimumSignal, OutputsMemo};
 use crate::fmt::{self, esc};
 
-/// "n_b × n_l × n_a" of a plan.
+/// "n_b × n_l × n_a" of a plan (the table's column names the degrees).
 pub fn config_text(p: &Plan) -> String {
+    degrees(p, ["", "", ""])
+}
+
+/// The degrees of a plan, each after its label (the headline's "DP 128 ×
+/// PP 16 × TP 8", as the CLI says it).
+fn degrees(p: &Plan, [dp, pp, tp]: [&str; 3]) -> String {
     let c = p.evaluation.config;
     // Context parallelism multiplies the GPUs too; expert parallelism
     // spreads the experts over data ranks (no more GPUs).
+    // Labelled, a space after each label, as the CLI writes them.
+    let sp = &dp[dp.len().min(2)..];
     let cp = if c.context > 1 {
-        format!(" × CP{}", c.context)
+        format!(" × CP{sp}{}", c.context)
     } else {
         String::new()
     };
     let ep = if c.expert > 1 {
-        format!(" (EP{})", c.expert)
+        format!(" (EP{sp}{})", c.expert)
     } else {
         String::new()
     };
-    format!("{} × {} × {}{cp}{ep}", c.data, c.pipe, c.tensor)
+    format!("{dp}{} × {pp}{} × {tp}{}{cp}{ep}", c.data, c.pipe, c.tensor)
 }
 
 /// A row spanning the table: a note.
@@ -342,12 +350,13 @@ pub fn Plans(
                 })
                 .unwrap_or_default();
             h.push_str(&format!(
-                "{} trains {} on {} tokens with {} ({}) in {} of training{wall}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
+                "{} trains {} on {} tokens with {} ({}; batch {} sequences) in {} of training{wall}, at {} MFU: {} per step, {} tokens/s, heaviest stage {} of {} GiB.",
                 label(pm),
                 fmt::params(params),
                 fmt::big(e.tokens),
                 fmt::gpus(e.gpus),
-                config_text(&s.plan),
+                degrees(&s.plan, ["DP ", "PP ", "TP "]),
+                fmt::count(e.config.batch()),
                 fmt::duration(e.time.days()),
                 fmt::pct(e.mfu()),
                 fmt::seconds(e.step.get()),
@@ -361,7 +370,7 @@ pub fn Plans(
                 label(pm),
                 fmt::params(params),
                 fmt::gpus(e.gpus),
-                config_text(&s.plan),
+                degrees(&s.plan, ["DP ", "PP ", "TP "]),
                 fmt::duration(e.time.days()),
                 fmt::pct(e.mfu())
             ));

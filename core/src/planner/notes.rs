@@ -21,7 +21,7 @@ pub const PCIE_SLOWER: &str = "the GPU's PCIe link to its network card is slower
 /// counted both ways, as the labels' rates are.
 #[must_use]
 pub fn pcie_capped(hw: &crate::Hardware) -> Option<f64> {
-    (hw.network.bandwidth().0 > hw.gpu.pcie.0).then(|| hw.gpu.pcie.0 * 4e-9)
+    (hw.network.bandwidth().0 > hw.gpu.pcie.0).then_some(hw.gpu.pcie.0 * 4e-9)
 }
 
 /// Corrections the plans make to the inputs, in words: a batch limit

@@ -501,6 +501,21 @@ fn the_headline_is_the_best_plan_and_never_blank() {
     let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
     let days = format!("{:.1}", s.plan.evaluation.time.days());
     assert!(h.contains(&days), "{h} lacks {days}");
+    // Its degrees named, as the CLI names them, and its batch said.
+    let c = s.plan.evaluation.config;
+    let degrees = format!(
+        "(DP {} × PP {} × TP {}{}; batch {} sequences)",
+        c.data,
+        c.pipe,
+        c.tensor,
+        if c.expert > 1 {
+            format!(" (EP {})", c.expert)
+        } else {
+            String::new()
+        },
+        plan3d_core::text::count(c.batch())
+    );
+    assert!(h.contains(&degrees), "{h} lacks {degrees}");
     // The URL under practice: a plan within 1 024 GPUs.
     b.goto(&format!("{base}?model=gpt-3&gpus=1024&act=selective"));
     let h = b
