@@ -188,7 +188,7 @@ pub fn Controls(
                                 let on = event_target_checked(&e);
                                 set(true, Box::new(move |i| i.zero_bubble = on));
                             } />
-                        " also try zero-bubble ZB-H1, ZB-V and DualPipe"
+                        " also try zero-bubble ZB-H1, ZB-V and DualPipe (not Megatron-Core's default)"
                     </label>
                 </div>
             </fieldset>

@@ -366,7 +366,7 @@ pub fn Plans(
             ));
         } else {
             h.push_str(&format!(
-                "{} trains {} on {} ({}) in {}, at {} MFU.",
+                "{} trains {} on {} ({}) in {} (the paper's work: 10⁵ steps at the critical batch), at {} MFU.",
                 label(pm),
                 fmt::params(params),
                 fmt::gpus(e.gpus),
