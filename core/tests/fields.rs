@@ -317,6 +317,34 @@ fn the_node_size_follows_the_gpu_chosen() {
     assert_eq!(k.node, Some(8));
 }
 
+/// Choosing another preset from the page's opening leaves Meta's 15.6 T
+/// tokens behind with Llama 3.1 405B (GPT-3 had trained 15.6 T of them):
+/// the default, 20 per parameter, as `?model=gpt-3` opens; a token budget
+/// the user set stays, as do the GPUs, the GPU budget and the network.
+#[test]
+fn another_preset_leaves_the_openings_tokens() {
+    use plan3d_core::state::ModelChoice;
+    let mut i = Inputs::opening();
+    i.choose_model(ModelChoice::Preset("gpt-3"));
+    assert_eq!(i.tokens, None);
+    assert_eq!(
+        (i.max_gpus, i.gpu.name, i.node),
+        (Some(16_384), "h100-sxm", Some(8))
+    );
+    // What the link to it says, and opens on.
+    let q = i.to_query();
+    assert!(!q.contains("tokens"), "{q}");
+    assert_eq!(Inputs::from_query(&q).0, i);
+    // Back to Llama 3.1 405B, the default stays: the user left the opening.
+    i.choose_model(ModelChoice::Preset("llama-3.1-405b"));
+    assert_eq!(i.tokens, None);
+    // A budget the user typed is theirs.
+    let mut j = Inputs::opening();
+    j.tokens = Some(1e12);
+    j.choose_model(ModelChoice::Preset("gpt-3"));
+    assert_eq!(j.tokens, Some(1e12));
+}
+
 /// The size slider scales the X family; leaving a preset is said in words.
 #[test]
 fn the_size_slider_says_when_it_leaves_a_preset() {

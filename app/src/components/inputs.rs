@@ -199,13 +199,13 @@ pub fn Controls(
                     on:change=move |e| {
                         let v = event_target_value(&e);
                         set(true, Box::new(move |i| {
-                            i.model = if v == "custom" {
+                            i.choose_model(if v == "custom" {
                                 ModelChoice::custom_from(&i.model.shape().unwrap_or(model::BERT))
                             } else if let Some(&(n, _)) = model::PRESETS.iter().find(|(n, _)| *n == v) {
                                 ModelChoice::Preset(n)
                             } else {
                                 ModelChoice::X(v.trim_start_matches('x').parse().unwrap_or(160))
-                            };
+                            });
                         }));
                     }>
                     {model::PRESETS.iter().map(|(n, _)| view! { <option value=*n>{*n}</option> }).collect_view()}

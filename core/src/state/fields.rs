@@ -92,6 +92,19 @@ impl Inputs {
         }
     }
 
+    /// Chooses a model from the page's preset menu. The opening's token
+    /// budget ([`Inputs::opening`]: Meta's 15.6 T) is Llama 3.1 405B's:
+    /// leaving that model for another clears it to the default, 20 per
+    /// parameter, as a URL naming the other model opens; another budget
+    /// stays, and so do the hardware and the GPU budget.
+    pub fn choose_model(&mut self, model: ModelChoice) {
+        let opening = Self::opening();
+        if self.model == opening.model && self.tokens == opening.tokens && model != opening.model {
+            self.tokens = None;
+        }
+        self.model = model;
+    }
+
     /// Chooses a GPU from the page's menu: the node size follows it (the
     /// GPUs of its usual NVLink domain: 8 in an HGX H100 or B200 board, 16
     /// in the paper's A100 node), unless the node size is unlimited. A URL
