@@ -145,7 +145,8 @@ fn gpt3_without_a_budget_plans_the_run_that_ends_first() {
 /// `plan`'s JSON says the wall clock its search minimised (`wall_days`,
 /// `goodput`), the same `run` reports for the plan it finds, with `plan`'s
 /// defaults and with a `run` request's own failure settings; `paper`
-/// says none.
+/// says none. (The requests read as JSON: with `serde`.)
+#[cfg(feature = "serde")]
 #[test]
 fn the_plan_report_says_the_wall_clock_the_search_minimised() {
     use plan3d_core::api::{self, request::PlanRequest, request::RunRequest};
