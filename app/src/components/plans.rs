@@ -15,17 +15,20 @@ use crate::fmt::{self, esc};
 
 /// "n_b × n_l × n_a" of a plan (the table's column names the degrees).
 pub fn config_text(p: &Plan) -> String {
-    degrees(p, ["", "", ""])
+    degrees(p, false)
 }
 
-/// The degrees of a plan, each after its label (the headline's "DP 128 ×
-/// PP 16 × TP 8", as the CLI says it).
-fn degrees(p: &Plan, [dp, pp, tp]: [&str; 3]) -> String {
+/// The degrees of a plan, `labelled` each after its name as the CLI says
+/// them (the headline's "DP 128 × PP 16 × TP 8").
+fn degrees(p: &Plan, labelled: bool) -> String {
     let c = p.evaluation.config;
+    let [dp, pp, tp, sp] = if labelled {
+        ["DP ", "PP ", "TP ", " "]
+    } else {
+        [""; 4]
+    };
     // Context parallelism multiplies the GPUs too; expert parallelism
     // spreads the experts over data ranks (no more GPUs).
-    // Labelled, a space after each label, as the CLI writes them.
-    let sp = &dp[dp.len().min(2)..];
     let cp = if c.context > 1 {
         format!(" × CP{sp}{}", c.context)
     } else {
@@ -355,7 +358,7 @@ pub fn Plans(
                 fmt::params(params),
                 fmt::big(e.tokens),
                 fmt::gpus(e.gpus),
-                degrees(&s.plan, ["DP ", "PP ", "TP "]),
+                degrees(&s.plan, true),
                 fmt::count(e.config.batch()),
                 fmt::duration(e.time.days()),
                 fmt::pct(e.mfu()),
@@ -370,7 +373,7 @@ pub fn Plans(
                 label(pm),
                 fmt::params(params),
                 fmt::gpus(e.gpus),
-                degrees(&s.plan, ["DP ", "PP ", "TP "]),
+                degrees(&s.plan, true),
                 fmt::duration(e.time.days()),
                 fmt::pct(e.mfu())
             ));
