@@ -10,6 +10,19 @@ use plan3d_core::cost::step::{micro_batch_floor, shaped_rates, Shaped};
 use plan3d_core::search::Space;
 use plan3d_core::{hardware, model, Config, Hardware, Network};
 
+/// `routed` experts of width `ffn`, `top_k` a token, `shared` always on,
+/// the first layer dense, routing limited to `node_limit` nodes (0: none).
+fn experts(routed: u32, top_k: u32, ffn: u32, shared: u32, node_limit: u32) -> model::Experts {
+    model::Experts {
+        routed,
+        top_k,
+        ffn,
+        shared,
+        dense_layers: 1,
+        node_limit,
+    }
+}
+
 /// A mixture of experts: the search picks the expert-parallel degree with
 /// the rest and agrees with brute force (every ep from 1 to d·cp), memory
 /// tight and loose, all-to-alls overlapped or not, in BF16 and in
@@ -28,14 +41,7 @@ fn practice_search_moe_is_brute_force() {
         (32, 0.3, true, 0, Compute::Fp8Block),
     ] {
         let mut m = small(8, 2, 4, 1024, 64);
-        m.experts = Some(model::Experts {
-            routed: 16,
-            top_k: 2,
-            ffn: 1024,
-            shared: 1,
-            dense_layers: 1,
-            node_limit: limit,
-        });
+        m.experts = Some(experts(16, 2, 1024, 1, limit));
         let a = Assumptions {
             reserve: plan3d_core::units::Bytes(0.0),
             overlap_expert: overlap,
@@ -71,14 +77,7 @@ fn practice_search_moe_is_brute_force() {
 #[test]
 fn practice_search_of_a_gemm_bound_moe_is_brute_force() {
     let mut m = small(16, 4, 8, 4096, 128);
-    m.experts = Some(model::Experts {
-        routed: 64,
-        top_k: 6,
-        ffn: 1408,
-        shared: 2,
-        dense_layers: 1,
-        node_limit: 0,
-    });
+    m.experts = Some(experts(64, 6, 1408, 2, 0));
     for (gpus, batch, compute) in [
         (16u64, 256u64, Compute::Fp8Block),
         (32, 512, Compute::Fp8Block),
