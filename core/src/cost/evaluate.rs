@@ -46,6 +46,10 @@ pub struct Evaluation {
     pub time: Seconds,
     /// The named setting of the knobs evaluated with.
     pub assumptions: AssumptionSet,
+    /// Every knob evaluated with (the named setting's, the framework's
+    /// preset, the flags over it): what a plan's simulated schedule times,
+    /// so that it runs the step the headline states.
+    pub knobs: Assumptions,
     /// The number format of the layers' GEMMs.
     pub compute: crate::cost::assumptions::Compute,
     /// The loss over the vocabulary the logits memory was counted for.
@@ -356,6 +360,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         compute: a.compute,
         cross_entropy: a.cross_entropy,
         framework: a.framework,
+        knobs: *a,
         attention: a.flash_attention.then_some(a.attention_kernel),
         compiled: a.compiled,
         expandable_segments: a.expandable_segments,
@@ -449,6 +454,7 @@ fn by_seconds(
         compute: a.compute,
         cross_entropy: a.cross_entropy,
         framework: a.framework,
+        knobs: *a,
         attention: a.flash_attention.then_some(a.attention_kernel),
         compiled: a.compiled,
         expandable_segments: a.expandable_segments,

@@ -99,6 +99,15 @@ impl Framework {
             .ok_or(crate::Error::Unknown { what: "framework" })
     }
 
+    /// Whether this framework's FSDP keeps a pipeline stage gathered for
+    /// the whole step and reduces its gradients once, after the last
+    /// micro-batch: torchtitan's (`reshard_after_forward = False` under a
+    /// pipeline, [`crate::cost::step::zero_run`]).
+    #[must_use]
+    pub fn pipeline_gathers_step(self) -> bool {
+        self == Self::Torchtitan
+    }
+
     /// What this framework keeps in memory, set on practice's knobs: the
     /// state's formats, the layer's code, dropout, autocast's weight
     /// copies, whether gradients live between steps, the loss kernel.
@@ -110,7 +119,7 @@ impl Framework {
         // pipeline the stage gathered for the step
         // (`torchtitan/distributed/fsdp.py`'s reshard policy).
         a.op_selective = self == Self::Torchtitan;
-        a.pipeline_gathers_step = self == Self::Torchtitan;
+        a.pipeline_gathers_step = self.pipeline_gathers_step();
         // The attention kernel each ships with ([`AttentionKernel`]):
         // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
         // first (pytorch/torchtitan#1000, March 2025); plain PyTorch's SDPA

@@ -1,7 +1,7 @@
 //! The schedule the page animates for a plan (its own kind, scaled down
 //! when too big to simulate in a frame) and the comparisons.
 
-use crate::cost::{AssumptionSet, Assumptions};
+use crate::cost::AssumptionSet;
 use crate::error::Error;
 use crate::hardware::Hardware;
 use crate::model::ModelShape;
@@ -171,10 +171,10 @@ pub fn plan_schedule(
     // A practice plan is drawn with the practice evaluator's times and
     // memory (one evaluator, two settings): its simulated step is the
     // step the headline states, not the paper's perfect kernels.
-    let practice = (plan.evaluation.assumptions == AssumptionSet::Practice).then(|| Assumptions {
-        compute: plan.evaluation.compute,
-        ..AssumptionSet::Practice.knobs()
-    });
+    // Every knob the headline's evaluation ran with: the framework's
+    // preset and the flags over it, not practice's defaults.
+    let practice =
+        (plan.evaluation.assumptions == AssumptionSet::Practice).then_some(plan.evaluation.knobs);
     let durations = match &practice {
         Some(a) => Durations::from_micro_batch(
             &crate::cost::step::micro_batch_seconds(model, hw, &c, a),
@@ -200,7 +200,9 @@ pub fn plan_schedule(
         // Under practice, per-use weight gathers are ZeRO-3's; ZeRO-3
         // gathering once per step ("3-step") reduces like ZeRO-1.
         partition: match &practice {
-            Some(_) => crate::cost::step::zero_of(&c) == crate::cost::Zero::Three,
+            Some(a) => {
+                crate::cost::step::zero_run(&c, a.pipeline_gathers_step) == crate::cost::Zero::Three
+            }
             None => c.method.partitioned(),
         },
         offload: c.offload,

@@ -138,7 +138,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
     ));
     v.push(format!(
         "{}{}{}, recomputation {}; {:.2} M tokens/s, {:.0} model Tflop/s per GPU",
-        zero_words(&c),
+        zero_words(&c, e.knobs.pipeline_gathers_step),
         if c.sequence_parallel {
             ", sequence parallel"
         } else {
@@ -232,12 +232,12 @@ pub fn caveat(
 /// What a plan shards over its data-parallel replicas, in words: what
 /// makes a ZeRO-3 / FSDP row another method than a Megatron-style one with
 /// the same degrees (and nothing sharded with one replica).
-fn zero_words(c: &crate::cost::Config) -> &'static str {
+fn zero_words(c: &crate::cost::Config, pipeline_gathers_step: bool) -> &'static str {
     use crate::cost::Zero;
     if c.data * c.context <= 1 {
         return "one replica: nothing to shard (ZeRO has no effect)";
     }
-    match crate::cost::step::zero_of(c) {
+    match crate::cost::step::zero_run(c, pipeline_gathers_step) {
         Zero::None => "no ZeRO: every replica holds the whole training state",
         Zero::One => "ZeRO-1 (the distributed optimizer): optimizer states sharded",
         Zero::Two => "ZeRO-2: optimizer states and gradients sharded",

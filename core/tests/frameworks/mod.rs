@@ -114,7 +114,13 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
     } else {
         ""
     };
-    let (micro, count) = if pp > 1 { (1, lbs) } else { (lbs, 1) };
+    // Under a pipeline, torchtitan of the runs (9dec370) cut the local
+    // batch into as many micro-batches as pipeline ranks unless told
+    // otherwise (`pipelining_utils.py`: `pipeline_parallel_microbatches`
+    // or `pipeline_parallel_degree`; no row's config sets it): the 405B
+    // rows' local batch of 32 ran as 8 micro-batches of 4 sequences, under
+    // 1F1B and interleaved 1F1B alike.
+    let (micro, count) = if pp > 1 { (lbs / pp, pp) } else { (lbs, 1) };
     let virtual_stages = if r["label"]
         .as_str()
         .is_some_and(|l| l.contains("Interleaved"))
@@ -152,15 +158,18 @@ fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'static str)
 ///   optimum on the log ratio of the four 1D FSDP compiled rows (Llama 3.1
 ///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
 ///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
-///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 15 %
-///   (+29 % at the 700 W preset's clock and bandwidth), worst ≤ 45 %
-///   (context parallelism at 4 and 8 ranks, and Llama 3 8B at TP 8, not
-///   matched).
+///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 12 %
+///   (measured 11.3 %; 30 % at the 700 W preset's clock and bandwidth),
+///   worst ≤ 45 % (context parallelism at 4 and 8 ranks, and Llama 3 8B
+///   at TP 8, not matched);
+/// * the 405B pipelines as torchtitan ran them (its micro-batch count,
+///   its stage gathered once per step): below.
 #[test]
 fn torchtitan_published_throughput() {
     let t = json("published/torchtitan.json");
     let (mut a100, mut h200, mut h100) = (Vec::new(), Vec::new(), Vec::new());
     let mut fitted = Vec::new();
+    let mut pipelines = Vec::new();
     for r in t["rows"].as_array().unwrap() {
         let (Some(published), false) = (
             r["tps_per_gpu"].as_f64(),
@@ -172,6 +181,9 @@ fn torchtitan_published_throughput() {
             continue;
         };
         let err = tps / published - 1.0;
+        if r["gpus"] == 512 && r["seq_len"] == 8192 {
+            pipelines.push((tps, published));
+        }
         println!(
             "{} {} on {} {gpu}: published {published}, plan3d {tps:.0} ({:+.1} %)",
             r["source"],
@@ -215,7 +227,19 @@ fn torchtitan_published_throughput() {
         100.0 * worst(&h100)
     );
     assert!(mean.abs() < 0.005, "{mean}");
-    assert!(median(abs(&h100)) < 0.15 && worst(&h100) < 0.45);
+    assert!(median(abs(&h100)) < 0.12 && worst(&h100) < 0.45);
+    // Llama 3.1 405B's 1F1B and interleaved 1F1B (FSDP 8 × TP 8 × PP 8):
+    // each within 10 %, and what interleaving gains (measured 1.28×) within
+    // 5 %. With 32 micro-batches of one, each regathered, they were −5 and
+    // −21 %, and interleaving gained 1.05×.
+    let [(one, one_published), (inter, inter_published)] = pipelines[..] else {
+        panic!("{pipelines:?}")
+    };
+    for (tps, published) in &pipelines {
+        assert!((tps / published - 1.0).abs() < 0.10, "{pipelines:?}");
+    }
+    let gain = (inter / one) / (inter_published / one_published);
+    assert!((gain - 1.0).abs() < 0.05, "{gain}");
 }
 
 /// torchtitan's per-op checkpointing costs what it recomputes: Llama 2
@@ -674,4 +698,46 @@ fn gpu_memory_is_what_cuda_reports() {
         .unwrap_or_else(|| panic!("{oom}"));
     assert!((h100 - 79.18).abs() < 0.01);
     assert!(H100_SXM.memory.0 / GIB - h100 < 1.0);
+}
+
+/// A plan's simulated step is the step its headline states under every
+/// framework: the schedule is timed with the evaluation's own knobs (the
+/// preset and the flags over it). It was timed with Megatron-Core's
+/// whatever the framework: torchtitan's 1.62 s step of Llama 3.1 8B on
+/// DP 4 × PP 4 × TP 2 H100s was drawn as a 1.34 s schedule.
+#[test]
+fn every_frameworks_plan_is_drawn_with_its_own_step() {
+    let mut checked = 0;
+    for framework in [
+        "megatron-core",
+        "megatron-2022",
+        "torchtitan",
+        "pytorch-fsdp",
+        "deepspeed",
+    ] {
+        for flags in ["", r#", "overlap_tensor": false, "attention": "fa2""#] {
+            let r = format!(
+                r#"{{ "model": "llama-3.1-8b", "gpu": "h100-sxm", "node_size": 8,
+                    "network": "infiniband-400", "framework": "{framework}", "data": 4,
+                    "pipe": 4, "tensor": 2, "micro_batch": 1, "micro_batches": 8,
+                    "global_batch": 32, "recompute": "selective"{flags} }}"#
+            );
+            let t: serde_json::Value =
+                serde_json::from_str(&plan3d_core::api::json::call("timeline", &r).unwrap())
+                    .unwrap();
+            let (sim, est) = (
+                t["makespan"].as_f64().unwrap(),
+                t["estimated_step_seconds"].as_f64().unwrap(),
+            );
+            // The simulation overlaps the data-parallel reduction with the
+            // drain, where the estimate charges what one bucket's window
+            // does not hide: here a few milliseconds.
+            assert!(
+                (sim / est - 1.0).abs() < 0.01,
+                "{framework}{flags}: simulated {sim} s, estimated {est} s"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10);
 }

@@ -48,7 +48,7 @@ pub(crate) use work::stage_params_of;
 pub use work::{
     balanced_head, dual_copies, layer_forward_flops_per_token, layer_weights_on_gpu,
     logit_forward_flops_per_token, model_flops_per_token, pipeline_ends, stage_expert_params,
-    stage_params, zero_of,
+    stage_params, zero_of, zero_run,
 };
 
 use crate::cost::assumptions::{fp8_peak, Assumptions, Compute, Zero};
@@ -514,7 +514,7 @@ pub fn step_time_shaped(
     let ring3 = |bytes_per_param: f64, factor: f64| rings3.seconds(bytes_per_param, factor);
     let grad = a.gradient_reduce_bytes;
     let weights = 2.0;
-    let zero = zero_of(cfg);
+    let zero = zero_run(cfg, a.pipeline_gathers_step);
     let fwd_share = 1.0 / passes;
     // The windows data-parallel traffic hides under: the device's busy
     // time, the wait for an eager CPU included (the links are free then).

@@ -108,6 +108,26 @@ pub fn zero_of(cfg: &Config) -> Zero {
     }
 }
 
+/// The ZeRO stage as the framework runs it ([`zero_of`], then the
+/// framework's own rule). torchtitan's FSDP under a pipeline does not
+/// reshard after the forward (`reshard_after_forward = False` "to avoid
+/// per-microbatch all-gathers, which can be expensive and non-overlapped":
+/// `parallelize_llama.py` of 9dec370, `torchtitan/distributed/fsdp.py`
+/// today), and PyTorch's pipelining stage syncs gradients on the last
+/// micro-batch's backward only (`backward_maybe_with_nosync`): each
+/// stage's weights are gathered once per step and its gradients reduced
+/// once: ZeRO-3 per step, where `pipeline_gathers_step` (the framework's
+/// [`Framework::pipeline_gathers_step`], whose memory counts it too).
+///
+/// [`Framework::pipeline_gathers_step`]: crate::cost::framework::Framework::pipeline_gathers_step
+#[must_use]
+pub fn zero_run(cfg: &Config, pipeline_gathers_step: bool) -> Zero {
+    match zero_of(cfg) {
+        Zero::Three if pipeline_gathers_step && cfg.pipe > 1 => Zero::ThreePerStep,
+        zero => zero,
+    }
+}
+
 /// Weights of pipeline device `stage` (one tensor shard, E/ep of each
 /// layer's routed experts), embedding and head included where they live,
 /// as (layers', the embedding's or head's).
