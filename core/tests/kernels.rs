@@ -484,3 +484,56 @@ fn in_node_all_to_all_follows_nccl_tests() {
         assert!(err.abs() < bound, "{bytes}: {err:+.3}");
     }
 }
+
+/// A layer code with separate projections (torchtitan's `wq`, `wk`, `wv`,
+/// `w1`, `w3`; Hugging Face's Llama) runs each as its own GEMM: the
+/// layer's forward seconds are the sum of each GEMM's on the curve, by
+/// hand. Llama 3.1 8B at TP 8 (12 sequences of 8 192 tokens, torchtitan's
+/// 64-GPU rows): k and v come out 128 wide a rank, a GEMM that reads its
+/// whole 4 096-wide input for a sliver of output, so the split layer is
+/// slower than Megatron's one QKV GEMM; at TP 1 (1 024 wide) it is within
+/// 2 %.
+#[test]
+fn separate_projections_are_timed_as_separate_gemms() {
+    let model = plan3d_core::model::preset("llama-3.1-8b").unwrap();
+    let gpu = plan3d_core::hardware::H100_SXM;
+    let c = kernels::curves(&gpu);
+    let (peak, bw) = (gpu.peak.0, gpu.memory_bandwidth.0);
+    let m = 12.0 * 8192.0;
+    let forward = |t: f64, split: bool| {
+        let shape = kernels::LayerShape {
+            tokens: m,
+            tensor: t,
+            expert: 1.0,
+            expert_tensor: 1.0,
+            sequence: 8192.0,
+            split_projections: split,
+        };
+        let r = kernels::layer_rates(&model, &c, Format::Bf16, (peak, peak, bw), shape, 1.0);
+        // Forward flops of the layer's linears on one rank.
+        let (dm, kv, ffn) = (4096.0, 1024.0, 14336.0);
+        let flops = 2.0 * m * (dm * (dm + 2.0 * kv) + dm * dm + 3.0 * dm * ffn) / t;
+        r.dense_forward * flops
+    };
+    let g = |n: f64, k: f64| kernels::gemm_seconds(&c, Format::Bf16, peak, bw, (m, n, k));
+    for t in [1.0, 8.0] {
+        let split = g(4096.0 / t, 4096.0)
+            + 2.0 * g(1024.0 / t, 4096.0)
+            + g(4096.0, 4096.0 / t)
+            + 2.0 * g(14336.0 / t, 4096.0)
+            + g(4096.0, 14336.0 / t);
+        let fused = g(6144.0 / t, 4096.0)
+            + g(4096.0, 4096.0 / t)
+            + g(28672.0 / t, 4096.0)
+            + g(4096.0, 14336.0 / t);
+        assert!((forward(t, true) / split - 1.0).abs() < 1e-9, "TP {t}");
+        assert!((forward(t, false) / fused - 1.0).abs() < 1e-9, "TP {t}");
+        let slower = split / fused;
+        println!("TP {t}: separate projections {slower:.3}× the fused layer's forward");
+        if t == 1.0 {
+            assert!(slower < 1.02, "{slower}");
+        } else {
+            assert!(slower > 1.03, "{slower}");
+        }
+    }
+}

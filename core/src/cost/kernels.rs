@@ -506,6 +506,9 @@ pub struct LayerShape {
     pub expert_tensor: f64,
     /// The attention kernel's sequence (s/cp).
     pub sequence: f64,
+    /// q, k and v (and a gated MLP's gate and up) as separate GEMMs
+    /// ([`crate::cost::saved::LayerCode::split_projections`]).
+    pub split_projections: bool,
 }
 
 /// Forward and backward seconds of one y = x·W GEMM of M rows, K in,
@@ -553,23 +556,41 @@ pub fn layer_rates(
         Some(e) => f64::from(e.ffn) * f64::from(e.shared),
         None => f64::from(model.ffn),
     };
-    let mut gemms: [(f64, f64); 4] = [
-        (dm, qkv_out / t),
-        (attn_in / t, dm),
-        (dm, gate * dense_ffn / t),
-        (dense_ffn / t, dm),
-    ];
+    // (K, N, how many alike): fused, one QKV and one gate-up GEMM; split
+    // (a layer code's own projections), q, then k and v of the key-value
+    // width each, and gate and up apart.
+    let split = shape.split_projections && model.latent.is_none();
+    let kv = model.kv_width();
+    let mut gemms: [(f64, f64, f64); 5] = if split {
+        [
+            (dm, model.attention_width() as f64 / t, 1.0),
+            (dm, kv / t, 2.0),
+            (attn_in / t, dm, 1.0),
+            (dm, dense_ffn / t, gate),
+            (dense_ffn / t, dm, 1.0),
+        ]
+    } else {
+        [
+            (dm, qkv_out / t, 1.0),
+            (attn_in / t, dm, 1.0),
+            (dm, gate * dense_ffn / t, 1.0),
+            (dense_ffn / t, dm, 1.0),
+            (0.0, 0.0, 0.0),
+        ]
+    };
     if dense_ffn <= 0.0 {
-        gemms[2] = (0.0, 0.0);
-        gemms[3] = (0.0, 0.0);
+        // No dense MLP (a mixture without shared experts).
+        let up = if split { 3 } else { 2 };
+        gemms[up] = (0.0, 0.0, 0.0);
+        gemms[up + 1] = (0.0, 0.0, 0.0);
     }
     let (mut flops, mut fwd, mut bwd) = (0.0, 0.0, 0.0);
-    for (k, n) in gemms {
-        if k > 0.0 && n > 0.0 {
+    for (k, n, count) in gemms {
+        if k > 0.0 && n > 0.0 && count > 0.0 {
             let (f, b) = passes(c, format, linear_peak, bandwidth, 1.0, (m, k, n));
-            flops += 2.0 * m * k * n;
-            fwd += f;
-            bwd += b;
+            flops += count * 2.0 * m * k * n;
+            fwd += count * f;
+            bwd += count * b;
         }
     }
     let dense_forward = fwd / flops.max(1.0);

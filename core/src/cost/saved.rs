@@ -88,6 +88,18 @@ pub struct Saved {
 }
 
 impl LayerCode {
+    /// Whether this code runs the attention's q, k and v projections, and
+    /// a gated MLP's gate and up projections, as separate GEMMs reading one
+    /// input (Hugging Face's Llama: `q_proj`, `k_proj`, `v_proj`,
+    /// `gate_proj`, `up_proj`; torchtitan's: `wq`, `wk`, `wv`, `w1`, `w3`),
+    /// where the others run one QKV and one gate-up GEMM (Megatron's
+    /// `linear_qkv` and `linear_fc1`, GPT-2's `c_attn`, the plain layer's).
+    /// A grouped-query model's k and v projections are narrow: N = d_kv/t.
+    #[must_use]
+    pub fn split_projections(self) -> bool {
+        matches!(self, Self::HfLlama | Self::Torchtitan)
+    }
+
     /// Every code.
     pub const ALL: [Self; 6] = [
         Self::Megatron2022,

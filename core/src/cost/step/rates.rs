@@ -207,6 +207,11 @@ pub fn shaped_rates(
         expert: f64::from(cfg.expert.max(1)),
         expert_tensor: f64::from(cfg.expert_tensor_degree()),
         sequence: f64::from(model.seq_len) / f64::from(cfg.context.max(1)),
+        split_projections: crate::cost::framework::Framework::code_for(
+            a.layer_code,
+            model.gated_mlp,
+        )
+        .split_projections(),
     };
     let rates = kernels::layer_rates(
         model,
