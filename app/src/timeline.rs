@@ -48,6 +48,14 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// The kinds of block drawn, one bit each (`EventKind as u32`).
+    pub fn kinds_drawn(&self) -> u32 {
+        self.by_color
+            .iter()
+            .filter(|(_, _, v)| !v.is_empty())
+            .fold(0, |m, (_, k, _)| m | 1 << *k as u32)
+    }
+
     /// Prepares a schedule.
     pub fn new(s: &Schedule) -> Self {
         let n = s.spec.devices as usize;
@@ -351,4 +359,23 @@ pub fn draw_memory(
         1.5,
         h - bottom,
     );
+}
+
+/// The legend's class list for the kinds of block drawn
+/// ([`Timeline::kinds_drawn`]): each key whose colour no schedule shows is
+/// hidden by the style sheet (`p3-no-…`).
+pub fn legend_class(drawn: u32) -> String {
+    let mut class = String::from("p3-legend");
+    for (kinds, name) in [
+        (&[EventKind::WeightGradient][..], " p3-no-wgrad"),
+        (&[EventKind::Reduce], " p3-no-reduce"),
+        (&[EventKind::Restore], " p3-no-restore"),
+        (&[EventKind::Send], " p3-no-send"),
+        (&[EventKind::Offload, EventKind::Reload], " p3-no-offload"),
+    ] {
+        if kinds.iter().all(|k| drawn & 1 << *k as u32 == 0) {
+            class.push_str(name);
+        }
+    }
+    class
 }

@@ -110,6 +110,7 @@ pub fn Schedules(
         t.set(OPENING);
     });
     let mem_canvas = ById::<web_sys::HtmlCanvasElement>::new("p3-strip-canvas");
+    let legend = ById::<web_sys::Element>::new("p3-timeline-legend");
     let cmp_a = ById::<web_sys::HtmlCanvasElement>::new("p3-cmp-a");
     let cmp_b = ById::<web_sys::HtmlCanvasElement>::new("p3-cmp-b");
     let epoch = relayout();
@@ -139,6 +140,25 @@ pub fn Schedules(
         let frac = t.get();
         let dark = dark_mode();
         let (plan, pair) = (plan_tl.get(), cmp_tl.get());
+        // A legend key is shown where the plan's schedule, or the
+        // comparison under it, draws its colour: not "CPU offload" beside
+        // a plan that offloads nothing. One class list on the legend
+        // (`p3-no-…`, hidden by the style sheet), set here with the
+        // drawing: a reactive class cost 0.7 KB of wasm.
+        if let Some(legend) = legend.get() {
+            let shown = |tl: &Timeline| tl.kinds_drawn();
+            let drawn = plan.0.as_ref().as_ref().map_or(0, |p| shown(&p.timeline))
+                | pair
+                    .0
+                    .as_ref()
+                    .as_ref()
+                    .filter(|_| !only)
+                    .map_or(0, |pair| pair.iter().fold(0, |m, (tl, ..)| m | shown(tl)));
+            let class = timeline::legend_class(drawn);
+            if legend.class_name() != class {
+                legend.set_class_name(&class);
+            }
+        }
         let [main, mem, a, b] = [main_canvas, mem_canvas, cmp_a, cmp_b].map(|n| n.get());
         crate::dom::after_updates(move || {
             if let Some(tl) = plan.0.as_ref() {
@@ -277,14 +297,14 @@ pub fn Schedules(
             </div>
             <canvas id="p3-timeline-canvas" width="960" height="280" class="p3-chart p3-timeline" data-testid="timeline"
                 role="img" aria-label="Animated timeline of the selected plan: GPUs as rows, compute coloured by layer, network below"></canvas>
-            <p class="p3-legend" data-testid="timeline-legend">
+            <p class="p3-legend" id="p3-timeline-legend" data-testid="timeline-legend">
                 <span class="p3-key"><span class="p3-swatch p3-swatch--fwd"></span>"forward (layers first → last)"</span>
                 <span class="p3-key"><span class="p3-swatch p3-swatch--bwd"></span>"backward (recomputation included)"</span>
-                <span class="p3-key"><span class="p3-swatch p3-swatch--wgrad"></span>"weight gradient (zero-bubble)"</span>
-                <span class="p3-key"><span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction"</span>
-                <span class="p3-key"><span class="p3-swatch p3-swatch--restore"></span>"parameter restore"</span>
-                <span class="p3-key"><span class="p3-swatch p3-swatch--send"></span>"pipeline send"</span>
-                <span class="p3-key"><span class="p3-swatch p3-swatch--offload"></span>"CPU offload"</span>
+                <span class="p3-key p3-key--wgrad"><span class="p3-swatch p3-swatch--wgrad"></span>"weight gradient (zero-bubble)"</span>
+                <span class="p3-key p3-key--reduce"><span class="p3-swatch p3-swatch--reduce"></span>"gradient reduction"</span>
+                <span class="p3-key p3-key--restore"><span class="p3-swatch p3-swatch--restore"></span>"parameter restore"</span>
+                <span class="p3-key p3-key--send"><span class="p3-swatch p3-swatch--send"></span>"pipeline send"</span>
+                <span class="p3-key p3-key--offload"><span class="p3-swatch p3-swatch--offload"></span>"CPU offload"</span>
             </p>
             <canvas id="p3-strip-canvas" width="960" height="90" class="p3-chart p3-strip" data-testid="memory-strip"
                 role="img" aria-label="Memory of GPU 0 over the step"></canvas>

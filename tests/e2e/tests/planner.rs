@@ -586,12 +586,21 @@ fn the_schedule_explains_itself() {
         busy.as_f64().unwrap() > 0.05,
         "{busy} of the timeline is coloured"
     );
+    // The legend names the colours drawn: X160's paper plan restores and
+    // reduces over the network and sends between stages; nothing offloads,
+    // and neither it nor the standard-vs-modular comparison splits its
+    // backward.
+    let keys = "return [...document.querySelectorAll('[data-testid=timeline-legend] .p3-key')]
+                  .filter(k => getComputedStyle(k).display != 'none').map(k => k.textContent)";
     assert_eq!(
-        b.exec(
-            "return document.querySelectorAll('[data-testid=timeline-legend] .p3-swatch').length",
-            &[]
-        ),
-        json!(7)
+        b.exec(keys, &[]),
+        json!([
+            "forward (layers first → last)",
+            "backward (recomputation included)",
+            "gradient reduction",
+            "parameter restore",
+            "pipeline send"
+        ])
     );
     let memory = b.text("memory-caption");
     assert!(memory.contains("GiB at its peak"), "{memory}");
@@ -608,6 +617,12 @@ fn the_schedule_explains_itself() {
     // Zero bubble: 4 stages, 8 micro-batches, F = B = W = 1: 1F1B's bubble
     // 3/8 of the work, ZB-H1's a third of it, 1/8.
     set(&b, "cmp", "zb-h1", "change");
+    // The zero-bubble comparison draws weight gradients: their key shows.
+    b.wait(
+        "return [...document.querySelectorAll('[data-testid=timeline-legend] .p3-key')]
+           .some(k => k.textContent.startsWith('weight gradient') && getComputedStyle(k).display != 'none')",
+        WAIT,
+    );
     b.wait(
         "return document.querySelector('[data-testid=cmp-improves]').textContent.includes('Weight gradients')",
         WAIT,
