@@ -518,3 +518,29 @@ fn unknown_names_list_the_known_ones() {
     );
     assert_eq!(field, Some("activations"));
 }
+
+/// The layered methods' refusals say what to do in words a page reader
+/// follows (they read "virtual_stages must be 1 with method improved"),
+/// and still name the field for the JSON door.
+#[test]
+fn layered_method_refusals_read_as_words() {
+    for (fixed, field, words) in [
+        (
+            r#""virtual_stages": 2"#,
+            "virtual_stages",
+            "which has no virtual stages: leave them at 1",
+        ),
+        (
+            r#""pipeline_schedule": "zb-h1""#,
+            "pipeline_schedule",
+            "leave the pipeline schedule free",
+        ),
+    ] {
+        let r = format!(
+            r#"{{ "model": "llama-3.1-8b", "gpu": "h100-sxm", "max_gpus": 64, "method": "improved", {fixed} }}"#
+        );
+        let e = api::json::call("plan", &r).unwrap_err().to_string();
+        assert!(e.contains(words) && !e.contains('_'), "{e}");
+        assert_eq!(api::json::field_of(&e), Some(field), "{e}");
+    }
+}

@@ -156,7 +156,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 44] = [
+    const PHRASES: [(&str, &str); 45] = [
         ("profile field", "profile"),
         ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
@@ -188,6 +188,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("zero must be", "zero"),
         ("ZeRO stage", "zero"),
         ("pipeline_schedule", "pipeline_schedule"),
+        ("pipeline schedule", "pipeline_schedule"),
         ("unknown GPU", "gpu"),
         ("unknown model", "model"),
         ("unknown network", "network"),

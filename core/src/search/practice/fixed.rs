@@ -33,12 +33,12 @@ fn method_conflict(space: &Space, method: Method) -> Option<&'static str> {
             .is_some_and(|s| s != PipelineSchedule::OneFOneB)
         {
             return Some(
-                "the layered methods run the modular pipeline: pipeline_schedule must be left free with method improved",
+                "the paper's layered methods (improved) run the modular pipeline: leave the pipeline schedule free",
             );
         }
         if space.virtual_stages.is_some_and(|v| v > 1) {
             return Some(
-                "the layered methods run the modular pipeline, which has no virtual stages (virtual_stages must be 1 with method improved)",
+                "the paper's layered methods (improved) run the modular pipeline, which has no virtual stages: leave them at 1",
             );
         }
     }
