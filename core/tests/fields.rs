@@ -257,6 +257,11 @@ fn fields_parse_like_the_url() {
         n.to_string(),
         "ignored gpus=-5: GPU budget must be at least 1; using 512 GPUs"
     );
+    // Beside the field (which names itself), the value without its key.
+    assert_eq!(
+        n.beside_field(),
+        "-5 ignored: GPU budget must be at least 1; using 512 GPUs"
+    );
     i.set_field("gpus", " 64 ").unwrap();
     assert_eq!(i.max_gpus, Some(64));
     i.set_field("gpus", "").unwrap();
@@ -487,6 +492,22 @@ fn a_network_faster_than_the_pcie_link_is_said_at_its_field() {
         said("model=gpt-3&gpu=h100-sxm&net=infiniband-800"),
         [
             "ignored net=infiniband-800: the GPU's PCIe link to its network card is slower; \
+          using the link's 504 Gb/s per GPU"
+        ]
+    );
+    // Beside the network field, which names itself, the value alone (the
+    // field read "ignored net=infiniband-800: …", the URL's words).
+    let (i, _) = Inputs::from_query("model=gpt-3&gpu=h100-sxm&net=infiniband-800");
+    let o = outputs(&i).unwrap();
+    let beside: Vec<String> = planner::corrections(&i, &o)
+        .iter()
+        .filter(|n| n.key == "net")
+        .map(|n| n.beside_field())
+        .collect();
+    assert_eq!(
+        beside,
+        [
+            "infiniband-800 ignored: the GPU's PCIe link to its network card is slower; \
           using the link's 504 Gb/s per GPU"
         ]
     );

@@ -63,7 +63,7 @@ pub fn field_notes(keys: Keys) -> impl IntoView {
             v.extend(
                 list.iter()
                     .filter(|x| keys.has(&x.key))
-                    .map(ToString::to_string),
+                    .map(Notice::beside_field),
             );
         };
         n.notices.with(&mut take);

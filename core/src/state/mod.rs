@@ -358,6 +358,28 @@ impl fmt::Display for Notice {
     }
 }
 
+impl Notice {
+    /// The notice as said beside its own field, which names the key: the
+    /// value, not `key=value` (the notices at the top keep the URL's
+    /// words, [`fmt::Display`]).
+    #[must_use]
+    pub fn beside_field(&self) -> String {
+        let value = if self.value.is_empty() {
+            String::new()
+        } else if self.refused {
+            alloc::format!("{} has no plan: ", self.value)
+        } else {
+            alloc::format!("{} ignored: ", self.value)
+        };
+        let used = if self.used.is_empty() || self.refused {
+            String::new()
+        } else {
+            alloc::format!("; using {}", self.used)
+        };
+        alloc::format!("{value}{}{used}", self.reason)
+    }
+}
+
 /// Shortens a value for a notice and drops control characters.
 pub(crate) fn sanitize(s: &str, max: usize) -> String {
     let mut out: String = s.chars().filter(|c| !c.is_control()).take(max).collect();
