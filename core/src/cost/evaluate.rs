@@ -50,19 +50,6 @@ pub struct Evaluation {
     /// preset, the flags over it): what a plan's simulated schedule times,
     /// so that it runs the step the headline states.
     pub knobs: Assumptions,
-    /// The number format of the layers' GEMMs.
-    pub compute: crate::cost::assumptions::Compute,
-    /// The loss over the vocabulary the logits memory was counted for.
-    pub cross_entropy: crate::cost::assumptions::CrossEntropy,
-    /// The framework whose memory was counted (practice).
-    pub framework: crate::cost::framework::Framework,
-    /// The flash attention kernel timed (`None`: the scores materialized).
-    pub attention: Option<crate::cost::kernels::AttentionKernel>,
-    /// The layers timed compiled (`torch.compile`).
-    pub compiled: bool,
-    /// PyTorch's allocator with `expandable_segments` (otherwise its
-    /// default caching allocator, whose margin holds one more logits block).
-    pub expandable_segments: bool,
     /// One training step.
     pub step: Seconds,
     /// Tokens trained per second, b·d_s/step.
@@ -357,13 +344,7 @@ fn by_intensity(model: &ModelShape, hw: &Hardware, cfg: &Config, a: &Assumptions
         total_flops,
         time,
         assumptions: a.set,
-        compute: a.compute,
-        cross_entropy: a.cross_entropy,
-        framework: a.framework,
         knobs: *a,
-        attention: a.flash_attention.then_some(a.attention_kernel),
-        compiled: a.compiled,
-        expandable_segments: a.expandable_segments,
         step,
         tokens_per_second: b * ds / step.0,
         tokens: steps * b * ds,
@@ -451,13 +432,7 @@ fn by_seconds(
         total_flops: Flop(hardware_flops * steps),
         time: Seconds(step.0 * steps),
         assumptions: a.set,
-        compute: a.compute,
-        cross_entropy: a.cross_entropy,
-        framework: a.framework,
         knobs: *a,
-        attention: a.flash_attention.then_some(a.attention_kernel),
-        compiled: a.compiled,
-        expandable_segments: a.expandable_segments,
         step,
         tokens_per_second: tokens_per_step / step.0,
         tokens,

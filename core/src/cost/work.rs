@@ -44,6 +44,14 @@ pub fn steps(critical_batch: f64, batch: f64) -> f64 {
 pub const MODEL_FLOPS_PER_TOKEN_PARAM: f64 = 6.0;
 
 impl Evaluation {
+    /// The flash attention kernel timed (`None`: the scores materialized).
+    #[must_use]
+    pub fn attention(&self) -> Option<crate::cost::kernels::AttentionKernel> {
+        self.knobs
+            .flash_attention
+            .then_some(self.knobs.attention_kernel)
+    }
+
     /// Model flops utilisation: the model's flops (6 per token and
     /// parameter, [`MODEL_FLOPS_PER_TOKEN_PARAM`]) over the GPUs' peak for
     /// the training time: the efficiency × 6 / f, with f = 8 when every

@@ -114,7 +114,7 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
          reserve {}",
         h.stage,
         h.layers,
-        e.framework.label(),
+        e.knobs.framework.label(),
         // As the headline writes it (three figures), not "7.3" beside "7.29".
         crate::text::gib(h.total().0),
         gib(hw.gpu.memory),
@@ -185,9 +185,9 @@ pub fn caveat(
         return None;
     }
     let mut why: Vec<String> = Vec::new();
-    if e.compute.is_fp8() {
+    if e.knobs.compute.is_fp8() {
         use crate::cost::assumptions::Compute;
-        why.push(String::from(match e.compute {
+        why.push(String::from(match e.knobs.compute {
             Compute::Fp8Block if !crate::cost::assumptions::mx_native(&hw.gpu) => {
                 "block-scaled FP8 GEMMs run at the curve fitted on DeepGEMM's H800 tables (no \
                  FP8 training run in the calibration set)"

@@ -434,14 +434,14 @@ impl EvaluationReport {
             recompute: c.activation.name().to_string(),
             pipeline_schedule: c.pipeline_schedule.name().to_string(),
             zero_r: c.zero_r.name().to_string(),
-            precision: e.compute.name().to_string(),
-            cross_entropy: e.cross_entropy.name().to_string(),
+            precision: e.knobs.compute.name().to_string(),
+            cross_entropy: e.knobs.cross_entropy.name().to_string(),
             attention: e
-                .attention
+                .attention()
                 .map_or("materialized", crate::cost::kernels::AttentionKernel::name)
                 .to_string(),
-            compile: e.compiled,
-            expandable_segments: e.expandable_segments,
+            compile: e.knobs.compiled,
+            expandable_segments: e.knobs.expandable_segments,
             recompute_layers: c.recompute_layers,
             offload_layers: c.offload_layers,
             recompute_modules: if c.activation == crate::memory::ActivationModel::Selective {
@@ -450,7 +450,7 @@ impl EvaluationReport {
                 String::new()
             },
             framework: if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
-                e.framework.name().to_string()
+                e.knobs.framework.name().to_string()
             } else {
                 String::new()
             },
