@@ -114,16 +114,19 @@ pub(crate) struct HardwareArgs {
     /// Teton H100), h800, h200, b200, gb200, b300, gb300.
     #[arg(long, default_value = "a100-80gb")]
     pub(crate) gpu: String,
-    /// GPUs per node (NVLink domain); default 16, the paper's HGX A100.
+    /// GPUs per node (NVLink domain); default the GPU's own: 8 for an H100,
+    /// H800, H200, B200 or B300, 72 for a GB200 or GB300 NVL72, 16 for the
+    /// paper's HGX A100.
     #[arg(long)]
     pub(crate) node_size: Option<u32>,
     /// No node-size limit on tensor parallelism (sec. 7, fig. 5).
     #[arg(long, conflicts_with = "node_size")]
     pub(crate) no_node_limit: bool,
     /// Network of the data/pipeline dimensions: infiniband (200 Gb/s per
-    /// GPU), infiniband-400, ethernet (25 Gb/s per GPU), ethernet-100, ethernet-400.
-    #[arg(long, default_value = "infiniband")]
-    pub(crate) network: String,
+    /// GPU, the default: the paper's), infiniband-400, infiniband-800,
+    /// roce-400, ethernet (25 Gb/s per GPU), ethernet-100, ethernet-400.
+    #[arg(long)]
+    pub(crate) network: Option<String>,
     /// Fraction of peak the kernels reach (the paper assumes 1).
     #[arg(long, default_value_t = 1.0)]
     pub(crate) kernel_efficiency: f64,
@@ -133,13 +136,55 @@ pub(crate) struct HardwareArgs {
 }
 
 impl HardwareArgs {
+    /// Where the network was left at its default (the paper's 200 Gb/s),
+    /// the GPU's clusters are usually built faster
+    /// ([`plan3d_core::hardware::usual_network`]) and the plan may span
+    /// nodes (`most_gpus`, at most, more than a node's), a line that says
+    /// so and the flag that sets it: `plan3d plan --gpu h100-sxm` plans at
+    /// 200 Gb/s per GPU, where every H100 cluster has 400.
+    pub(crate) fn network_note(&self, most_gpus: Option<u64>) -> Option<String> {
+        use plan3d_core::hardware::{gpu, usual_network, Network};
+        if self.network.is_some() {
+            return None;
+        }
+        let g = gpu(&self.gpu).ok()?;
+        let node = if self.no_node_limit {
+            u64::MAX
+        } else {
+            u64::from(self.node_size.unwrap_or(g.default_node_size))
+        };
+        if most_gpus.is_some_and(|n| n <= node) {
+            return None;
+        }
+        let usual = usual_network(&g);
+        (usual != Network::InfiniBand200).then(|| {
+            format!(
+                "Network: {}, the default (the paper's); {} clusters are usually built with {}: --network {} plans on it.",
+                Network::InfiniBand200.label(),
+                g.name,
+                usual.label(),
+                usual.name()
+            )
+        })
+    }
+
+    /// `answer` with [`Self::network_note`] under its headline (the first
+    /// line); `most_gpus` as there.
+    pub(crate) fn with_network_note(&self, answer: String, most_gpus: Option<u64>) -> String {
+        match (self.network_note(most_gpus), answer.split_once('\n')) {
+            (Some(note), Some((head, rest))) => format!("{head}\n{note}\n{rest}"),
+            (Some(note), None) => format!("{answer}\n{note}"),
+            (None, _) => answer,
+        }
+    }
+
     /// The request these flags make.
     pub(crate) fn request(&self) -> HardwareRequest {
         HardwareRequest {
             gpu: self.gpu.clone(),
             node_size: self.node_size,
             no_node_limit: self.no_node_limit,
-            network: self.network.clone(),
+            network: self.network.clone().unwrap_or_else(|| "infiniband".into()),
             kernel_efficiency: self.kernel_efficiency,
             gpu_memory: self.gpu_memory,
         }
@@ -176,6 +221,11 @@ pub(crate) struct ConstraintArgs {
 }
 
 impl ConstraintArgs {
+    /// The most GPUs a plan under these constraints may take, if bounded.
+    pub(crate) fn most_gpus(&self) -> Option<u64> {
+        self.gpus.or(self.max_gpus)
+    }
+
     /// The request these flags make.
     pub(crate) fn request(&self) -> ConstraintsRequest {
         ConstraintsRequest {

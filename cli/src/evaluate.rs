@@ -74,7 +74,13 @@ fn request(a: &EvaluateArgs) -> Result<EvaluateRequest, String> {
 
 /// `evaluate`'s answer first, in words.
 pub(crate) fn evaluate_text(a: &EvaluateArgs) -> Result<String, String> {
-    api::evaluate_answer(&request(a)?).map_err(|e| e.to_string())
+    api::evaluate_answer(&request(a)?)
+        .map(|t| {
+            let cp = u64::from(a.practice.context_parallel.unwrap_or(1).max(1));
+            let gpus = u64::from(a.data) * u64::from(a.pipe) * u64::from(a.tensor) * cp;
+            a.hw.with_network_note(t, Some(gpus))
+        })
+        .map_err(|e| e.to_string())
 }
 
 pub(crate) fn evaluate_cmd(a: &EvaluateArgs) -> Result<Value, String> {

@@ -60,7 +60,9 @@ pub(crate) fn plan_cmd(a: &PlanArgs) -> Result<Value, String> {
 
 /// `plan`'s answer first, in words.
 pub(crate) fn plan_text(a: &PlanArgs) -> Result<String, String> {
-    api::plan_answer(&request(a)?).map_err(|e| e.to_string())
+    api::plan_answer(&request(a)?)
+        .map(|t| a.hw.with_network_note(t, a.constraints.most_gpus()))
+        .map_err(|e| e.to_string())
 }
 
 /// `plan --timeline`: the plan's simulated step.

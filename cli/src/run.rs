@@ -53,7 +53,12 @@ pub(crate) fn run_cmd(a: &RunArgs) -> Result<Value, String> {
 
 /// `run`'s answer first, in words.
 pub(crate) fn run_text(a: &RunArgs) -> Result<String, String> {
-    api::run_answer(&request(a)?).map_err(|e| e.to_string())
+    api::run_answer(&request(a)?)
+        .map(|t| {
+            let most = a.plan.constraints.most_gpus();
+            a.plan.hw.with_network_note(t, most)
+        })
+        .map_err(|e| e.to_string())
 }
 
 /// The request these flags make.

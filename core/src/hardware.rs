@@ -186,6 +186,25 @@ pub fn gpu(name: &str) -> Result<Gpu, Error> {
         .ok_or(Error::Unknown { what: "GPU" })
 }
 
+/// The network a cluster of `gpu` is usually built with, per GPU: one
+/// network card per GPU in NVIDIA's reference systems. DGX A100: eight
+/// ConnectX-6 HDR, 200 Gb/s; DGX H100, HGX H200 and DGX B200: eight
+/// ConnectX-7 NDR, 400 Gb/s (DeepSeek-V3's H800s likewise: "IB (50 GB/s)",
+/// arXiv 2412.19437 sec. 3.2.2); GB200 NVL72: a ConnectX-7 per GPU; B300
+/// and GB300: ConnectX-8, 800 Gb/s; Meta's Grand Teton H100s: RoCE at
+/// 400 Gb/s (Llama 3, arXiv 2407.21783 sec. 3.3.1). The CLI says it where
+/// its default, the paper's 200 Gb/s, is slower (the page's opening sets
+/// 400 Gb/s H100s itself).
+#[must_use]
+pub fn usual_network(gpu: &Gpu) -> Network {
+    match gpu.name {
+        "a100-80gb" | "a100-40gb" => Network::InfiniBand200,
+        "b300" | "gb300" => Network::InfiniBand800,
+        "h100-96gb-500w" => Network::Roce400,
+        _ => Network::InfiniBand400,
+    }
+}
+
 /// The network that carries the data- and pipeline-parallel traffic,
 /// per GPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -322,6 +322,50 @@ fn the_node_size_follows_the_gpu_chosen() {
     assert_eq!(k.node, Some(8));
 }
 
+/// The CLI, the JSON door, the JavaScript API and Python read a GPU
+/// without a node size as the URL does: its own NVLink domain. `plan3d
+/// plan --gpu gb200` had planned in 16-GPU nodes, not the NVL72 rack; an
+/// H100 in 16-GPU nodes that do not exist.
+#[test]
+fn every_door_gives_a_gpu_its_own_node() {
+    use plan3d_core::api::{self, request::HardwareRequest};
+    let node = |gpu: &str| {
+        let r = HardwareRequest {
+            gpu: gpu.into(),
+            ..HardwareRequest::default()
+        };
+        api::hardware(&r).unwrap().node_size
+    };
+    for (gpu, n) in [
+        ("a100-80gb", 16),
+        ("a100-40gb", 16),
+        ("h100-sxm", 8),
+        ("h800", 8),
+        ("h200", 8),
+        ("b200", 8),
+        ("b300", 8),
+        ("gb200", 72),
+        ("gb300", 72),
+    ] {
+        assert_eq!(node(gpu), Some(n), "{gpu}");
+        let (i, _) = Inputs::from_query(&format!("gpu={gpu}"));
+        assert_eq!(i.node, Some(n), "the URL's {gpu}");
+    }
+    // Given, or unlimited, it stays.
+    let given = HardwareRequest {
+        gpu: "gb200".into(),
+        node_size: Some(4),
+        ..HardwareRequest::default()
+    };
+    assert_eq!(api::hardware(&given).unwrap().node_size, Some(4));
+    let free = HardwareRequest {
+        gpu: "h100-sxm".into(),
+        no_node_limit: true,
+        ..HardwareRequest::default()
+    };
+    assert_eq!(api::hardware(&free).unwrap().node_size, None);
+}
+
 /// Choosing another preset from the page's opening leaves Meta's 15.6 T
 /// tokens behind with Llama 3.1 405B (GPT-3 had trained 15.6 T of them):
 /// the default, 20 per parameter, as `?model=gpt-3` opens; a token budget

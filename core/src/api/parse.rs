@@ -213,8 +213,12 @@ pub fn shape(r: &ModelRequest) -> Result<ModelShape, ApiError> {
     Ok(m)
 }
 
-/// The hardware a [`HardwareRequest`] names (node size 16 unless given or
-/// unlimited).
+/// The hardware a [`HardwareRequest`] names. A node size not given is the
+/// GPU's own NVLink domain ([`Gpu::default_node_size`](crate::hardware::Gpu):
+/// 8 for an H100, H200 or B200 board, 72 for a GB200 or GB300 rack, 16 for
+/// the paper's A100), as the page's URL reads `gpu` without `node`
+/// ([`crate::state::Inputs::from_query`], issue 26): an H100 asked for
+/// alone had planned in a 16-GPU node that does not exist.
 ///
 /// # Errors
 ///
@@ -241,7 +245,7 @@ pub fn hardware_of(r: &HardwareRequest) -> Result<Hardware, ApiError> {
         node_size: if r.no_node_limit {
             None
         } else {
-            Some(r.node_size.unwrap_or(16))
+            Some(r.node_size.unwrap_or(gpu.default_node_size))
         },
         network: network_of(&r.network)?,
         kernel_efficiency: r.kernel_efficiency,

@@ -76,7 +76,8 @@ pub struct HardwareRequest {
     /// GPU preset: `a100-80gb`, `a100-40gb`, `h100-sxm`, `h800`, `h200`,
     /// `b200`, `gb200`, `b300`, `gb300`.
     pub gpu: String,
-    /// GPUs per NVLink node (default 16).
+    /// GPUs per NVLink node (default: the GPU's own, 8 for an H100, 72 for
+    /// a GB200, 16 for the paper's A100).
     pub node_size: Option<u32>,
     /// No node-size limit (fig. 5).
     pub no_node_limit: bool,
