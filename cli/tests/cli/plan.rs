@@ -470,3 +470,24 @@ fn a_default_network_slower_than_the_gpus_usual_one_is_said() {
         assert!(!said(quiet).starts_with("Network:"), "{quiet}");
     }
 }
+
+/// The plan-per-method table stays a table when a layout is long:
+/// DeepSeek-V3's "DP 64 × PP 8 × TP 4, EP 4 · ZeRO-3 per step" had pushed
+/// its row's figures out of their columns.
+#[test]
+fn the_method_table_keeps_its_columns_for_long_layouts() {
+    let out = plan3d_words(
+        "plan --model deepseek-v3 --gpu h800 --network infiniband-400 --gpus 2048 --global-batch 15360 --precision fp8-blockwise",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with("plan per method"));
+    let header = lines.next().expect("a table");
+    let rows: Vec<&str> = lines.take_while(|l| !l.is_empty()).collect();
+    assert!(rows.iter().any(|r| r.contains("ZeRO-3 per step")), "{text}");
+    for r in rows.iter().filter(|r| !r.contains("no plan")) {
+        assert_eq!(r.chars().count(), header.chars().count(), "{r}\n{header}");
+        assert!(r.ends_with(|c: char| c.is_ascii_digit()), "{r}");
+    }
+}

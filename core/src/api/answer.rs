@@ -121,8 +121,30 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
         out.push(line);
     }
     out.push(String::new());
+    // The layout column as wide as its widest cell ("DP 32 × PP 16 × TP 4,
+    // EP 16 · ZeRO-3 per step" overflowed a fixed 37).
+    let cells: Vec<Option<String>> = rows
+        .iter()
+        .map(|(_, p)| {
+            p.as_ref().ok().map(|p| {
+                let q = &p.evaluation;
+                if practice && q.data * q.context_parallel > 1 {
+                    format!("{} · {}", layout(q), zero_label(&q.zero))
+                } else {
+                    layout(q)
+                }
+            })
+        })
+        .collect();
+    let w = cells
+        .iter()
+        .flatten()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(37);
     out.push(format!(
-        "{:<41} {:<37} {:>11} {:>11} {:>5} {:>8}",
+        "{:<41} {:<w$} {:>11} {:>11} {:>5} {:>8}",
         if practice {
             "plan per method"
         } else {
@@ -134,19 +156,15 @@ pub fn plan_answer(r: &PlanRequest) -> Result<String, ApiError> {
         "MFU",
         "GiB/GPU"
     ));
-    for (meth, p) in &rows {
+    for ((meth, p), cell) in rows.iter().zip(&cells) {
         let name = planner::method_label_for(*meth, practice, false, fw);
         out.push(match p {
             Ok(p) => {
                 let q = &p.evaluation;
                 format!(
-                    "{:<41} {:<37} {:>11} {:>11} {:>5} {:>8}",
+                    "{:<41} {:<w$} {:>11} {:>11} {:>5} {:>8}",
                     name,
-                    if practice && q.data * q.context_parallel > 1 {
-                        format!("{} · {}", layout(q), zero_label(&q.zero))
-                    } else {
-                        layout(q)
-                    },
+                    cell.as_deref().unwrap_or_default(),
                     format!("{} × {}", q.micro_batch, q.micro_batches),
                     days_cell(q.days),
                     pct(q.mfu),
