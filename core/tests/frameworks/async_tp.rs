@@ -59,3 +59,35 @@ fn async_tensor_parallelism_hides_what_pytorch_fuses() {
     assert_eq!(step(true, false), step(false, false));
     assert!(step(true, true) < step(false, true));
 }
+
+/// torchtitan's per-op checkpointing saves the reduce-scatters' outputs
+/// but not the all-gathers' (`_save_list`), so its backward gathers each
+/// layer's attention and feed-forward inputs again: five all-reduces'
+/// worth of tensor-parallel traffic a layer where no recomputation moves
+/// four and full recomputation six. Exposed whole without overlap.
+/// Llama 3 8B at TP 8 on 64 GPUs (vanilla TP, BF16): +24.7 → +18.0 %
+/// against torchtitan's June 2025 row, float8 +16.5 → +9.8 %.
+#[test]
+fn per_op_checkpointing_gathers_the_tensor_inputs_again() {
+    let tensor = |recompute: &str, sp: bool| {
+        let r = format!(
+            r#"{{ "model": "llama-3.1-8b", "gpu": "h100-96gb-500w", "node_size": 8,
+                "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
+                "zero": "3", "data": 8, "tensor": 8, "micro_batch": 12, "micro_batches": 1,
+                "global_batch": 96, "recompute": "{recompute}", "compile": true,
+                "overlap_tensor": false, "sequence_parallel": {sp} }}"#
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
+        v["step"]["tensor"].as_f64().unwrap()
+    };
+    for sp in [true, false] {
+        let none = tensor("none", sp);
+        assert!(none > 0.1, "{none}");
+        assert!(
+            (tensor("selective", sp) / none - 1.25).abs() < 1e-9,
+            "sp {sp}"
+        );
+        assert!((tensor("full", sp) / none - 1.5).abs() < 1e-9, "sp {sp}");
+    }
+}

@@ -333,9 +333,19 @@ pub fn step_time_shaped(
     // Tensor parallelism: per layer, two all-reduces forward, two backward,
     // two more to recompute the forward (full); with sequence parallelism
     // each is a reduce-scatter + all-gather of the same volume. Over
-    // NVLink (t ≤ node size is checked).
+    // NVLink (t ≤ node size is checked). torchtitan's per-op
+    // checkpointing saves the reduce-scatters' outputs but not the
+    // all-gathers' (`_save_list` of `parallelize.py` holds
+    // `reduce_scatter_tensor`, not `all_gather_into_tensor`), so the
+    // backward gathers the attention's and the feed-forward block's input
+    // again, which the q, k, v and the gate and up projections' weight
+    // gradients read (`op_sac_per_token` keeps neither): an all-reduce's
+    // worth more a layer. Without sequence parallelism it runs the
+    // attention's all-reduce again (the feed-forward norm reads its sum).
+    let op_sac = cfg.activation == ActivationModel::Selective && a.op_selective;
     let collectives = match cfg.activation {
         ActivationModel::Paper | ActivationModel::Full => 6.0,
+        _ if op_sac => 5.0,
         _ => 4.0,
     };
     let fabric = Fabric::of(hw, a);
@@ -378,7 +388,8 @@ pub fn step_time_shaped(
                     model,
                     tokens / t,
                     all_reduce / 2.0,
-                    collectives,
+                    (collectives - if op_sac { 1.0 } else { 0.0 }) / 2.0 - 1.0,
+                    op_sac,
                     linear_rates,
                 ) + gathers)
         } else {

@@ -48,15 +48,22 @@ pub fn micro_pipelined_exposure(
 /// [`micro_pipelined_exposure`] of one layer of `model` with `rows` tokens
 /// on each tensor rank (its GEMMs' output rows: tokens / t), sequence
 /// parallelism's collectives of `collective` seconds (half an all-reduce),
-/// `collectives` all-reduces' worth a layer (6 with full recomputation, 4
-/// otherwise: the forward passes are half of them less the backward's),
-/// and the dense linears' seconds per flop `(forward, backward)`.
+/// `forwards` forward passes (2 with full recomputation), and the dense
+/// linears' seconds per flop `(forward, backward)`.
+///
+/// Under torchtitan's per-op checkpointing (`op_sac`) the backward runs
+/// the layer's two all-gathers again ([`super`]'s step), each into the
+/// one GEMM its recomputation reads the gathered input for: the k
+/// projection's (the policy recomputes every second matmul: wk, wo, w3)
+/// and the up projection's (w3; the plain MLP's down projection reads no
+/// gathered input, so its gather fuses with nothing).
 #[must_use]
 pub(crate) fn micro_pipelined_layer(
     model: &crate::model::ModelShape,
     rows: f64,
     collective: f64,
-    collectives: f64,
+    forwards: f64,
+    op_sac: bool,
     (forward, backward): (f64, f64),
 ) -> f64 {
     let dm = model.width() as f64;
@@ -68,10 +75,16 @@ pub(crate) fn micro_pipelined_layer(
         f64::from(model.ffn),
     ];
     let seconds = |rate: f64| widths.map(|n| 2.0 * rows * dm * n * rate);
-    micro_pipelined_exposure(
-        collective,
-        collectives / 2.0 - 1.0,
-        seconds(forward),
-        seconds(backward),
-    )
+    let recomputed = if op_sac {
+        let over = |n: f64| (collective - 2.0 * rows * dm * n * forward).max(0.0);
+        let up = if model.gated_mlp {
+            f64::from(model.ffn)
+        } else {
+            0.0
+        };
+        over(model.kv_width()) + over(up)
+    } else {
+        0.0
+    };
+    micro_pipelined_exposure(collective, forwards, seconds(forward), seconds(backward)) + recomputed
 }
