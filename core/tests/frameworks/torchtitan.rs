@@ -148,7 +148,7 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 ///   (measured 10.2 %, 13.3 % before per-op checkpointing's regathered
 ///   tensor inputs were charged; 29 % at the 700 W preset's clock and
 ///   bandwidth), worst ≤ 45 % (context parallelism at 4 and 8 ranks, and
-///   Llama 3 8B at TP 8, +10 to +26 %, not matched);
+///   Llama 3 8B at TP 8, +18 to +26 %, not matched);
 /// * the 405B pipelines as torchtitan ran them (its micro-batch count,
 ///   its stage gathered once per step): below.
 #[test]

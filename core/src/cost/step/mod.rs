@@ -41,8 +41,8 @@ pub use recompute::{
     attention_forwards, chunk_size, early_stop_skipped_flops, elementwise_passes, offloaded_share,
     op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
-pub use tensor::micro_pipelined_exposure;
 use tensor::micro_pipelined_layer;
+pub use tensor::{micro_pipelined_exposure, micro_pipelined_split};
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
 pub use work::{
@@ -372,7 +372,20 @@ pub fn step_time_shaped(
         tensor_group,
         fabric,
     );
-    let tensor_comm = heavy_layers * (collectives * all_reduce + gathers);
+    // torchao's float8 tensor parallelism (`Float8ColwiseParallel`,
+    // `Float8RowwiseParallel`, `PrepareFloat8ModuleInput`, which torchtitan
+    // applies with tensorwise float8: "float8 all-gather ... for TP (by
+    // default for `Float8Linear`)", its `docs/float8.md`) casts a layer's
+    // input to float8 before the forward's all-gathers and the output
+    // gradient before the backward's, so each all-gather moves a byte an
+    // element; the reduce-scatters of bf16 GEMM outputs move two. With
+    // sequence parallelism each all-reduce's worth is one of each.
+    let (gather, scatter) = if torchao && cfg.sequence_parallel && t > 1.0 {
+        (all_reduce / 4.0, all_reduce / 2.0)
+    } else {
+        (all_reduce / 2.0, all_reduce / 2.0)
+    };
+    let tensor_comm = heavy_layers * (collectives * (gather + scatter) + gathers);
     let tensor_mb = if !a.overlap_tensor {
         tensor_comm
     } else if cfg!(feature = "knobs")
@@ -387,7 +400,7 @@ pub fn step_time_shaped(
                 * (micro_pipelined_layer(
                     model,
                     tokens / t,
-                    all_reduce / 2.0,
+                    (gather, scatter),
                     (collectives - if op_sac { 1.0 } else { 0.0 }) / 2.0 - 1.0,
                     op_sac,
                     linear_rates,

@@ -38,16 +38,35 @@ pub fn micro_pipelined_exposure(
     gemms: [f64; 4],
     backward: [f64; 4],
 ) -> f64 {
-    let over = |g: f64| (collective - g).max(0.0);
-    forwards * gemms.iter().map(|&g| over(g)).sum::<f64>()
-        + over(backward[1])
-        + over(backward[3])
-        + 2.0 * collective
+    micro_pipelined_split(collective, collective, forwards, gemms, backward)
+}
+
+/// [`micro_pipelined_exposure`] with all-gathers of `gather` seconds and
+/// reduce-scatters of `scatter` (torchao's float8 tensor parallelism
+/// gathers a byte an element and scatters two).
+#[must_use]
+pub fn micro_pipelined_split(
+    gather: f64,
+    scatter: f64,
+    forwards: f64,
+    gemms: [f64; 4],
+    backward: [f64; 4],
+) -> f64 {
+    let over = |c: f64, g: f64| (c - g).max(0.0);
+    forwards
+        * (over(gather, gemms[0])
+            + over(scatter, gemms[1])
+            + over(gather, gemms[2])
+            + over(scatter, gemms[3]))
+        + over(gather, backward[1])
+        + over(gather, backward[3])
+        + 2.0 * scatter
 }
 
 /// [`micro_pipelined_exposure`] of one layer of `model` with `rows` tokens
 /// on each tensor rank (its GEMMs' output rows: tokens / t), sequence
-/// parallelism's collectives of `collective` seconds (half an all-reduce),
+/// parallelism's all-gathers and reduce-scatters of `(gather, scatter)`
+/// seconds each (half an all-reduce in bf16),
 /// `forwards` forward passes (2 with full recomputation), and the dense
 /// linears' seconds per flop `(forward, backward)`.
 ///
@@ -61,7 +80,7 @@ pub fn micro_pipelined_exposure(
 pub(crate) fn micro_pipelined_layer(
     model: &crate::model::ModelShape,
     rows: f64,
-    collective: f64,
+    (gather, scatter): (f64, f64),
     forwards: f64,
     op_sac: bool,
     (forward, backward): (f64, f64),
@@ -76,7 +95,7 @@ pub(crate) fn micro_pipelined_layer(
     ];
     let seconds = |rate: f64| widths.map(|n| 2.0 * rows * dm * n * rate);
     let recomputed = if op_sac {
-        let over = |n: f64| (collective - 2.0 * rows * dm * n * forward).max(0.0);
+        let over = |n: f64| (gather - 2.0 * rows * dm * n * forward).max(0.0);
         let up = if model.gated_mlp {
             f64::from(model.ffn)
         } else {
@@ -86,5 +105,11 @@ pub(crate) fn micro_pipelined_layer(
     } else {
         0.0
     };
-    micro_pipelined_exposure(collective, forwards, seconds(forward), seconds(backward)) + recomputed
+    micro_pipelined_split(
+        gather,
+        scatter,
+        forwards,
+        seconds(forward),
+        seconds(backward),
+    ) + recomputed
 }
