@@ -2,6 +2,20 @@
 
 use super::{json, predicted};
 
+/// One torchtitan step over TP 8 on Meta's 500 W H100s, compiled, FSDP
+/// over `data` ranks with a local batch of `micro` in one micro-batch, and
+/// `knobs` (JSON fields) over it: the evaluation's report.
+fn torchtitan_tp8(model: &str, data: u32, micro: u32, knobs: &str) -> serde_json::Value {
+    let r = format!(
+        r#"{{ "model": "{model}", "gpu": "h100-96gb-500w", "node_size": 8,
+            "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
+            "zero": "3", "data": {data}, "tensor": 8, "micro_batch": {micro}, "micro_batches": 1,
+            "global_batch": {global}, "compile": true, {knobs} }}"#,
+        global = data * micro
+    );
+    serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap()
+}
+
 /// torchtitan's async TP (June 2025: Llama 3 8B on 64 and 70B on 256 of
 /// Meta's 500 W H100s, TP 8, BF16 and float8, compiled) sped its steps up
 /// 1.09–1.16×. PyTorch's micro-pipelined TP fuses every forward
@@ -45,16 +59,12 @@ fn async_tensor_parallelism_hides_what_pytorch_fuses() {
     // Without sequence parallelism the layer's all-reduces match none of
     // the pass's patterns: async TP hides nothing.
     let step = |overlap: bool, sp: bool| {
-        let r = format!(
-            r#"{{ "model": "llama-3.1-8b", "gpu": "h100-96gb-500w", "node_size": 8,
-                "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
-                "zero": "3", "data": 8, "tensor": 8, "micro_batch": 12, "micro_batches": 1,
-                "global_batch": 96, "recompute": "selective", "compile": true,
-                "overlap_tensor": {overlap}, "sequence_parallel": {sp} }}"#
+        let knobs = format!(
+            r#""recompute": "selective", "overlap_tensor": {overlap}, "sequence_parallel": {sp}"#
         );
-        let v: serde_json::Value =
-            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
-        v["step_seconds"].as_f64().unwrap()
+        torchtitan_tp8("llama-3.1-8b", 8, 12, &knobs)["step_seconds"]
+            .as_f64()
+            .unwrap()
     };
     assert_eq!(step(true, false), step(false, false));
     assert!(step(true, true) < step(false, true));
@@ -70,16 +80,12 @@ fn async_tensor_parallelism_hides_what_pytorch_fuses() {
 #[test]
 fn per_op_checkpointing_gathers_the_tensor_inputs_again() {
     let tensor = |recompute: &str, sp: bool| {
-        let r = format!(
-            r#"{{ "model": "llama-3.1-8b", "gpu": "h100-96gb-500w", "node_size": 8,
-                "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
-                "zero": "3", "data": 8, "tensor": 8, "micro_batch": 12, "micro_batches": 1,
-                "global_batch": 96, "recompute": "{recompute}", "compile": true,
-                "overlap_tensor": false, "sequence_parallel": {sp} }}"#
+        let knobs = format!(
+            r#""recompute": "{recompute}", "overlap_tensor": false, "sequence_parallel": {sp}"#
         );
-        let v: serde_json::Value =
-            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
-        v["step"]["tensor"].as_f64().unwrap()
+        torchtitan_tp8("llama-3.1-8b", 8, 12, &knobs)["step"]["tensor"]
+            .as_f64()
+            .unwrap()
     };
     for sp in [true, false] {
         let none = tensor("none", sp);
@@ -109,16 +115,13 @@ fn float8_tensor_parallelism_gathers_a_byte_an_element() {
     assert_eq!(micro_pipelined_split(1.0, 2.0, 1.0, gemms, backward), 5.5);
     assert_eq!(micro_pipelined_split(2.0, 2.0, 1.0, gemms, backward), 7.0);
     let tensor = |precision: &str, sp: bool| {
-        let r = format!(
-            r#"{{ "model": "llama-3.1-70b", "gpu": "h100-96gb-500w", "node_size": 8,
-                "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
-                "zero": "3", "data": 32, "tensor": 8, "micro_batch": 16, "micro_batches": 1,
-                "global_batch": 512, "recompute": "full", "compile": true,
-                "precision": "{precision}", "overlap_tensor": false, "sequence_parallel": {sp} }}"#
+        let knobs = format!(
+            r#""recompute": "full", "precision": "{precision}", "overlap_tensor": false,
+                "sequence_parallel": {sp}"#
         );
-        let v: serde_json::Value =
-            serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap();
-        v["step"]["tensor"].as_f64().unwrap()
+        torchtitan_tp8("llama-3.1-70b", 32, 16, &knobs)["step"]["tensor"]
+            .as_f64()
+            .unwrap()
     };
     assert!((tensor("fp8", true) / tensor("bf16", true) - 0.75).abs() < 1e-9);
     // Without sequence parallelism the all-reduces stay bf16.
