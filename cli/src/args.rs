@@ -262,7 +262,8 @@ pub(crate) struct PracticeArgs {
     /// the micro-batches
     #[arg(long)]
     pub(crate) microbatch_group: Option<u32>,
-    /// Sequence parallelism with tensor parallelism.
+    /// Sequence parallelism with tensor parallelism (in practice the
+    /// default where --tensor > 1, as plan searches it).
     #[arg(long)]
     pub(crate) sequence_parallel: bool,
     /// No sequence parallelism (in `plan`, fixes it off).

@@ -237,7 +237,10 @@ fn evaluation_of(
         activation: activation(&r.activations)?,
         virtual_stages: p.virtual_stages.unwrap_or(1),
         microbatch_group: p.microbatch_group.unwrap_or(0),
-        sequence_parallel: p.sequence_parallel.unwrap_or(false),
+        // On with tensor parallelism under practice, as `plan` searches
+        // (sequence parallelism dominates: the same traffic, less memory):
+        // `evaluate` of the layout `plan` found gives the plan's figures.
+        sequence_parallel: p.sequence_parallel.unwrap_or(practice && r.tensor > 1),
         zero: given_zero.unwrap_or(default_zero),
         pipeline_schedule: p
             .pipeline_schedule

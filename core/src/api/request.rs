@@ -129,8 +129,10 @@ pub struct PracticeRequest {
     /// a search Megatron-Core's default, the pipeline degree (interleaving
     /// only micro-batch counts it divides).
     pub microbatch_group: Option<u32>,
-    /// Sequence parallelism; free in a search when not given, off in an
-    /// evaluation.
+    /// Sequence parallelism; free in a search when not given (on with
+    /// tensor parallelism), and in a practice evaluation on with tensor
+    /// parallelism, as the search and Megatron-Core's and torchtitan's
+    /// recipes run it (off before November 2026); off under the paper.
     pub sequence_parallel: Option<bool>,
     /// ZeRO stage: `0`, `1` (distributed optimizer), `2`, `3` (FSDP,
     /// weights gathered per micro-batch) or `3-step` (gathered once per
