@@ -37,7 +37,8 @@ pub struct Gpu {
     /// Its PCI-express link (shared by CPU transfers and the network card).
     pub pcie: BytesPerSec,
     /// Effective CPU-GPU bandwidth: half the PCIe link, since two GPUs
-    /// share one CPU link in an HGX node (App. A).
+    /// share one CPU link in an HGX node (App. A); half a Grace's memory
+    /// bandwidth in a Grace superchip.
     pub cpu_gpu: BytesPerSec,
     /// GPUs per NVLink domain in the usual node.
     pub default_node_size: u32,
@@ -136,15 +137,23 @@ pub const B200: Gpu = Gpu {
 };
 
 /// NVIDIA GB200 in an NVL72 rack: a B200-class GPU (2.5 Pflop/s dense
-/// BF16, 186 GB at 8 TB/s) with NVLink 5 across 72 GPUs.
+/// BF16, 186 GB at 8 TB/s) with NVLink 5 across 72 GPUs. Its CPU is a
+/// Grace on NVLink-C2C (900 GB/s), not PCIe: two GPUs share the Grace's
+/// LPDDR5X, up to 512 GB/s (NVIDIA's GB200 NVL72 and Grace data sheets),
+/// so each gets 256 GB/s, where a PCIe 5.0 host gives 63.
 pub const GB200: Gpu = Gpu {
     name: "gb200",
     peak: FlopPerSec(2500e12),
     memory: Bytes(reported(186.0)),
     memory_bandwidth: BytesPerSec(gb(8000.0)),
+    cpu_gpu: BytesPerSec(GRACE_PER_GPU),
     default_node_size: 72,
     ..B200
 };
+
+/// CPU-GPU bandwidth of a Grace superchip's GPU: the Grace's LPDDR5X
+/// (512 GB/s) shared by its two GPUs, under NVLink-C2C's 900 GB/s.
+const GRACE_PER_GPU: f64 = gb(512.0) / 2.0;
 
 /// NVIDIA B300 (HGX B300, Blackwell Ultra): the B200's 2.25 Pflop/s
 /// dense BF16 and 4.5 Pflop/s FP8 (Blackwell Ultra cut FP64 and INT8,
@@ -161,10 +170,12 @@ pub const B300: Gpu = Gpu {
 
 /// NVIDIA GB300 in an NVL72 rack: the B300's die at 1 400 W, 2.5 Pflop/s
 /// dense BF16 (5 FP8), 288 GB at 8 TB/s, NVLink 5 across 72 GPUs
-/// (NVIDIA's GB300 NVL72 page; "Inside NVIDIA Blackwell Ultra").
+/// (NVIDIA's GB300 NVL72 page; "Inside NVIDIA Blackwell Ultra"), on a
+/// Grace as the GB200.
 pub const GB300: Gpu = Gpu {
     name: "gb300",
     peak: FlopPerSec(2500e12),
+    cpu_gpu: BytesPerSec(GRACE_PER_GPU),
     default_node_size: 72,
     ..B300
 };

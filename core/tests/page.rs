@@ -394,8 +394,9 @@ fn the_scaling_chart_follows_the_assumptions() {
 }
 
 /// DeepSeek-V3 on H800s with FP8: the headline's numbers carry their
-/// caveat and its size (the out-of-sample check's error); Llama 3.1 405B in
-/// BF16 on H100s is validated and has none.
+/// caveat and its size (the out-of-sample check's error); Llama 3.1 70B in
+/// BF16 on GB200s says its GPU is unvalidated, not sized by DeepSeek-V3;
+/// Llama 3.1 405B in BF16 on H100s is validated and has none.
 #[test]
 fn unvalidated_numbers_say_so_and_by_how_much() {
     let show = |q: &str| {
@@ -416,6 +417,10 @@ fn unvalidated_numbers_say_so_and_by_how_much() {
     assert!(c.contains("DeepGEMM"), "{c}");
     let c = show("model=llama-3.1-70b&gpu=b200&node=8&gpus=64&prec=mxfp8").unwrap();
     assert!(c.contains("MXFP8 GEMMs") && c.contains("b200"), "{c}");
+    // A dense BF16 plan on an unvalidated GPU says so, without sizing it
+    // by DeepSeek-V3's FP8 mixture on H800s.
+    let c = show("model=llama-3.1-70b&gpu=gb200&gpus=1152").unwrap();
+    assert!(c.contains("gb200") && !c.contains("DeepSeek"), "{c}");
     assert!(show("model=llama-3.1-405b&gpu=h100-sxm&gpus=4096").is_none());
     assert!(show("assume=paper&model=deepseek-v3&gpu=h800").is_none());
 }

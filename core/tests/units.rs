@@ -135,6 +135,13 @@ fn hardware_presets_and_networks() {
         hw.network_threshold(),
         hw.threshold(plan3d_core::Link::Pcie)
     );
+    // A Grace superchip's GPU reaches its CPU memory over NVLink-C2C, at
+    // half the Grace's 512 GB/s of LPDDR5X, not over PCIe (63 GB/s, as
+    // the HGX B200's half of its link).
+    for g in [hardware::GB200, hardware::GB300] {
+        assert_eq!(g.cpu_gpu.0, 256e9, "{}", g.name);
+    }
+    assert_eq!(hardware::B200.cpu_gpu.0, 63e9);
 }
 
 #[test]

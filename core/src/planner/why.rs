@@ -170,9 +170,11 @@ pub fn practice_why(e: &crate::Evaluation, hw: &Hardware) -> Vec<alloc::string::
 /// they may be off, in words for beside the number: FP8 GEMMs (no FP8 run
 /// in the calibration set: they take BF16's fitted fraction of the FP8
 /// peak), a mixture of experts (its small grouped GEMMs take the dense
-/// fraction) and a GPU with no published run. The size is the nearest
-/// out-of-sample check's ([`crate::calibration::OUT_OF_SAMPLE`]: DeepSeek-V3,
-/// FP8 and experts on H800s). `None` for a validated plan or under paper.
+/// fraction) and a GPU with no published run. With FP8 or experts, the
+/// size is the nearest out-of-sample check's
+/// ([`crate::calibration::OUT_OF_SAMPLE`]: DeepSeek-V3, FP8 and experts on
+/// H800s); a dense BF16 plan on an unvalidated GPU is not sized by it.
+/// `None` for a validated plan or under paper.
 #[must_use]
 pub fn caveat(
     e: &crate::Evaluation,
@@ -218,6 +220,11 @@ pub fn caveat(
     }
     if why.is_empty() {
         return None;
+    }
+    // DeepSeek-V3's check speaks for FP8 and experts; a dense BF16 plan on
+    // an unvalidated GPU gets no word of it.
+    if !e.knobs.compute.is_fp8() && model.experts.is_none() {
+        return Some(format!("Unvalidated: {}.", why.join("; ")));
     }
     let check = crate::calibration::DEEPSEEK_V3;
     Some(format!(
