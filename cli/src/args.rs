@@ -159,7 +159,7 @@ impl HardwareArgs {
         let usual = usual_network(&g);
         (usual != Network::InfiniBand200).then(|| {
             format!(
-                "Network: {}, the default (the paper's); {} clusters are usually built with {}: --network {} plans on it.",
+                "Network: {}, the default; {} clusters are usually built with {}: --network {} plans on it.",
                 Network::InfiniBand200.label(),
                 g.name,
                 usual.label(),

@@ -448,7 +448,7 @@ fn a_default_network_slower_than_the_gpus_usual_one_is_said() {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         text.lines().nth(1).unwrap_or_default().to_string()
     };
-    let h100 = "Network: InfiniBand 200 Gb/s per GPU, the default (the paper's); h100-sxm clusters are usually built with InfiniBand 400 Gb/s per GPU: --network infiniband-400 plans on it.";
+    let h100 = "Network: InfiniBand 200 Gb/s per GPU, the default; h100-sxm clusters are usually built with InfiniBand 400 Gb/s per GPU: --network infiniband-400 plans on it.";
     assert_eq!(
         said("plan --model llama-3.1-70b --gpu h100-sxm --max-gpus 1024"),
         h100
@@ -490,4 +490,24 @@ fn the_method_table_keeps_its_columns_for_long_layouts() {
         assert_eq!(r.chars().count(), header.chars().count(), "{r}\n{header}");
         assert!(r.ends_with(|c: char| c.is_ascii_digit()), "{r}");
     }
+}
+
+/// Why a plan leaves GPUs of its budget idle, without a pipeline: the
+/// batch binds, said without "a pipeline of 1 stages needs at least 1
+/// micro-batches" or "replicas of 1 GPUs".
+#[test]
+fn an_idle_budget_without_a_pipeline_reads_as_the_batch() {
+    let out = plan3d_words(
+        "plan --model llama-3.1-405b --gpu h100-sxm --network infiniband-400 --max-gpus 16384 --framework pytorch-fsdp",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("of the budget's 16384"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("replicas of 1 GPU busy"), "{line}");
+    assert!(
+        !line.contains("pipeline") && !line.contains("1 GPUs"),
+        "{line}"
+    );
 }

@@ -336,12 +336,22 @@ pub fn practice_limits(
                 e.gpus
             )
         } else if 2 * u64::from(cfg.data) > replicas {
+            // Without a pipeline, only the batch binds ("a pipeline of 1
+            // stages needs at least 1 micro-batches" read badly).
+            let (why, or) = if p > 1 {
+                (
+                    format!("a pipeline of {p} stages needs at least {p} micro-batches, so "),
+                    ", or a shorter pipeline,",
+                )
+            } else {
+                (alloc::string::String::new(), "")
+            };
             format!(
-                "GPUs {} of the budget's {budget}: a pipeline of {p} stages needs at least \
-                 {p} micro-batches, so a batch of {limit} sequences keeps at most {replicas} \
-                 replicas of {per_replica} GPUs busy at micro-batch {b} (a larger batch, or a \
-                 shorter pipeline, uses more)",
-                e.gpus
+                "GPUs {} of the budget's {budget}: {why}a batch of {limit} sequences keeps at \
+                 most {replicas} replicas of {per_replica} GPU{} busy at micro-batch {b} (a \
+                 larger batch{or} uses more)",
+                e.gpus,
+                if per_replica == 1 { "" } else { "s" }
             )
         } else {
             format!(
