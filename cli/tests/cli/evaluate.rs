@@ -227,6 +227,13 @@ fn evaluate_2022_software_knobs() {
         ],
         "unknown attention 'sparse': use flash, cudnn, fa3, fa2, fa1, triton or materialized",
     )]);
+    // A tensor degree that does not divide the node says both numbers.
+    assert_errors(&[(
+        &[
+            "evaluate", "--model", "gpt-3", "--gpu", "h100-sxm", "--tensor", "3",
+        ],
+        "the tensor-parallel degree must divide the GPUs per node: 3 does not divide 8",
+    )]);
 }
 
 /// Where the step goes: the JSON's kernel classes sum to the step, and the

@@ -278,8 +278,16 @@ fn evaluation_of(
     {
         return Err(ApiError(what.into()));
     }
-    if practice && hw.node_size.is_some_and(|n| n % cfg.tensor.max(1) != 0) {
-        return Err(ApiError(crate::cost::TENSOR_SPANS_NODES.into()));
+    if let Some(n) = hw
+        .node_size
+        .filter(|n| practice && n % cfg.tensor.max(1) != 0)
+    {
+        // The value and the node size said, and how to change either.
+        return Err(ApiError(format!(
+            "{}: {} does not divide {n}; give another tensor degree or node size",
+            crate::cost::TENSOR_SPANS_NODES,
+            cfg.tensor
+        )));
     }
     if !practice
         && (p.recompute_layers.is_some()
