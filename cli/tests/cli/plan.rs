@@ -511,3 +511,47 @@ fn an_idle_budget_without_a_pipeline_reads_as_the_batch() {
         "{line}"
     );
 }
+
+/// Under the batch law's limit the search also tries the most
+/// micro-batches the pipeline divides, which interleave: Nemotron-4 340B
+/// on ≤ 6 144 H100s trains 45 micro-batches of DP 256 × PP 3, interleaved,
+/// faster than the limit's own whole count allowed (the same limit given
+/// as `--batch`, trained as the largest it allows, as before), and says so.
+#[test]
+fn the_batch_law_lets_a_pipeline_interleave() {
+    let base =
+        "plan --model nemotron-4-340b --gpu h100-sxm --network infiniband-400 --max-gpus 6144";
+    let law = json_words(base);
+    let limit = law["binding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|b| {
+            b.as_str()?
+                .strip_prefix("batch at most ")?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap();
+    let given = json_words(&format!("{base} --batch {limit}"));
+    let (m, p) = (
+        law["micro_batches"].as_u64().unwrap(),
+        law["pipe"].as_u64().unwrap(),
+    );
+    assert!(
+        m % p == 0 && law["virtual_stages"].as_u64().unwrap() > 1,
+        "{law}"
+    );
+    assert!(
+        f(&law, "days") < f(&given, "days"),
+        "{} {}",
+        law["days"],
+        given["days"]
+    );
+    assert!(law["binding"].as_array().unwrap().iter().any(|b| b
+        .as_str()
+        .unwrap()
+        .contains("so that the schedule interleaves")));
+}

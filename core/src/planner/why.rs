@@ -316,7 +316,17 @@ pub fn practice_limits(
     }
     let cfg = &e.config;
     let trained = cfg.batch();
-    if trained < limit {
+    let whole = limit / u64::from(cfg.data * cfg.micro_batch).max(1);
+    let p = u64::from(cfg.pipe);
+    let m = u64::from(cfg.micro_batches);
+    if trained < limit && cfg.virtual_stages > 1 && m < whole && m % p == 0 {
+        // The search's second count under the batch law: the most
+        // micro-batches the stages divide, which interleave.
+        out.push(format!(
+            "batch {trained} sequences trained: {m} micro-batches, the most under {limit} \
+             sequences that the {p} stages divide, so that the schedule interleaves"
+        ));
+    } else if trained < limit {
         out.push(format!(
             "batch {trained} sequences trained: the largest under {limit} that {} data-parallel \
              replicas × micro-batch {} × a whole number of micro-batches divide",
