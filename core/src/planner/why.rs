@@ -316,7 +316,7 @@ pub fn practice_limits(
     }
     let cfg = &e.config;
     let trained = cfg.batch();
-    let whole = limit / u64::from(cfg.data * cfg.micro_batch).max(1);
+    let whole = limit / (u64::from(cfg.data) * u64::from(cfg.micro_batch)).max(1);
     let p = u64::from(cfg.pipe);
     let m = u64::from(cfg.micro_batches);
     if trained < limit && cfg.virtual_stages > 1 && m < whole && m % p == 0 {
