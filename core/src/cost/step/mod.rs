@@ -41,7 +41,6 @@ pub use recompute::{
     attention_forwards, chunk_size, early_stop_skipped_flops, elementwise_passes, offloaded_share,
     op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
-use tensor::micro_pipelined_layer;
 pub use tensor::{micro_pipelined_exposure, micro_pipelined_split};
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
@@ -330,87 +329,24 @@ pub fn step_time_shaped(
     };
     let even = (f64::from(model.layers) * layer_time + logit_time) / p;
 
-    // Tensor parallelism: per layer, two all-reduces forward, two backward,
-    // two more to recompute the forward (full); with sequence parallelism
-    // each is a reduce-scatter + all-gather of the same volume. Over
-    // NVLink (t ≤ node size is checked). torchtitan's per-op
-    // checkpointing saves the reduce-scatters' outputs but not the
-    // all-gathers' (`_save_list` of `parallelize.py` holds
-    // `reduce_scatter_tensor`, not `all_gather_into_tensor`), so the
-    // backward gathers the attention's and the feed-forward block's input
-    // again, which the q, k, v and the gate and up projections' weight
-    // gradients read (`op_sac_per_token` keeps neither): an all-reduce's
-    // worth more a layer. Without sequence parallelism it runs the
-    // attention's all-reduce again (the feed-forward norm reads its sum).
-    let op_sac = cfg.activation == ActivationModel::Selective && a.op_selective;
-    let collectives = match cfg.activation {
-        ActivationModel::Paper | ActivationModel::Full => 6.0,
-        _ if op_sac => 5.0,
-        _ => 4.0,
-    };
-    let fabric = Fabric::of(hw, a);
-    let tensor_group = Group::inside(t);
-    // ZeRO-R P_a without sequence parallelism: each layer's checkpoint is
-    // all-gathered over the tensor ranks before it is recomputed.
+    // ZeRO-R P_a and full recomputation re-run each layer's forward.
     let recomputes = matches!(
         cfg.activation,
         ActivationModel::Paper | ActivationModel::Full
     );
-    let gathers = if recomputes && cfg.zero_r != ZeroR::None && !cfg.sequence_parallel {
-        collective::seconds(
-            Collective::AllGather,
-            2.0 * tokens * dm,
-            tensor_group,
+    let fabric = Fabric::of(hw, a);
+    // Tensor parallelism's collectives, as far as they wait.
+    let tensor_mb = heavy_layers
+        * tensor::exposed_per_layer(
+            model,
+            cfg,
+            a,
             fabric,
-        )
-    } else {
-        0.0
-    };
-    let all_reduce = collective::seconds(
-        Collective::AllReduce,
-        2.0 * tokens * dm,
-        tensor_group,
-        fabric,
-    );
-    // torchao's float8 tensor parallelism (`Float8ColwiseParallel`,
-    // `Float8RowwiseParallel`, `PrepareFloat8ModuleInput`, which torchtitan
-    // applies with tensorwise float8: "float8 all-gather ... for TP (by
-    // default for `Float8Linear`)", its `docs/float8.md`) casts a layer's
-    // input to float8 before the forward's all-gathers and the output
-    // gradient before the backward's, so each all-gather moves a byte an
-    // element; the reduce-scatters of bf16 GEMM outputs move two. With
-    // sequence parallelism each all-reduce's worth is one of each.
-    let (gather, scatter) = if torchao && cfg.sequence_parallel && t > 1.0 {
-        (all_reduce / 4.0, all_reduce / 2.0)
-    } else {
-        (all_reduce / 2.0, all_reduce / 2.0)
-    };
-    let tensor_comm = heavy_layers * (collectives * (gather + scatter) + gathers);
-    let tensor_mb = if !a.overlap_tensor {
-        tensor_comm
-    } else if cfg!(feature = "knobs")
-        && a.framework.micro_pipelined_tensor_overlap()
-        && model.experts.is_none()
-        && t > 1.0
-    {
-        // (The page cannot turn async TP on: its torchtitan and pytorch
-        // presets leave it off, so its build leaves this out.)
-        if cfg.sequence_parallel {
-            heavy_layers
-                * (micro_pipelined_layer(
-                    model,
-                    tokens / t,
-                    (gather, scatter),
-                    (collectives - if op_sac { 1.0 } else { 0.0 }) / 2.0 - 1.0,
-                    op_sac,
-                    linear_rates,
-                ) + gathers)
-        } else {
-            tensor_comm
-        }
-    } else {
-        (tensor_comm - heavy_layers * layer_gemm).max(0.0)
-    };
+            tokens,
+            torchao,
+            linear_rates,
+            layer_gemm,
+        );
 
     // Context parallelism (ring attention): each layer passes its key and
     // value chunk around the ring, (cp−1)/cp of a sequence's K and V per

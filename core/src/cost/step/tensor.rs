@@ -1,6 +1,12 @@
 //! Tensor-parallel collectives under PyTorch's micro-pipelined (async)
 //! TP: which of a layer's collectives hide, and how much of each.
 
+use crate::cost::assumptions::Assumptions;
+use crate::cost::collective::{self, Collective, Fabric, Group};
+use crate::cost::config::{Config, ZeroR};
+use crate::memory::ActivationModel;
+use crate::model::ModelShape;
+
 /// Seconds a layer's tensor-parallel collectives stay exposed under
 /// PyTorch's micro-pipelined TP (Inductor's `micro_pipeline_tp` pass,
 /// `torch/_inductor/fx_passes/micro_pipeline_tp.py`; torchtitan's async
@@ -112,4 +118,104 @@ pub(crate) fn micro_pipelined_layer(
         seconds(forward),
         seconds(backward),
     ) + recomputed
+}
+
+/// Seconds a layer's tensor-parallel collectives stay exposed per
+/// micro-batch of `tokens` tokens a GPU: all of them without overlap, what
+/// PyTorch's async TP leaves ([`micro_pipelined_layer`]) under torchtitan
+/// and plain PyTorch, and what outlasts the layer's GEMMs (`layer_gemm`
+/// seconds) under Transformer Engine's overlap. `torchao`: torchao's
+/// float8 linears, `linear_rates` the dense linears' seconds per flop.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exposed_per_layer(
+    model: &ModelShape,
+    cfg: &Config,
+    a: &Assumptions,
+    fabric: Fabric,
+    tokens: f64,
+    torchao: bool,
+    linear_rates: (f64, f64),
+    layer_gemm: f64,
+) -> f64 {
+    // Tensor parallelism: per layer, two all-reduces forward, two backward,
+    // two more to recompute the forward (full); with sequence parallelism
+    // each is a reduce-scatter + all-gather of the same volume. Over
+    // NVLink (t ≤ node size is checked). torchtitan's per-op
+    // checkpointing saves the reduce-scatters' outputs but not the
+    // all-gathers' (`_save_list` of `parallelize.py` holds
+    // `reduce_scatter_tensor`, not `all_gather_into_tensor`), so the
+    // backward gathers the attention's and the feed-forward block's input
+    // again, which the q, k, v and the gate and up projections' weight
+    // gradients read (`op_sac_per_token` keeps neither): an all-reduce's
+    // worth more a layer. Without sequence parallelism it runs the
+    // attention's all-reduce again (the feed-forward norm reads its sum).
+    let op_sac = cfg.activation == ActivationModel::Selective && a.op_selective;
+    let collectives = match cfg.activation {
+        ActivationModel::Paper | ActivationModel::Full => 6.0,
+        _ if op_sac => 5.0,
+        _ => 4.0,
+    };
+    let t = f64::from(cfg.tensor);
+    let dm = model.width() as f64;
+    let tensor_group = Group::inside(t);
+    // ZeRO-R P_a without sequence parallelism: each layer's checkpoint is
+    // all-gathered over the tensor ranks before it is recomputed.
+    let recomputes = matches!(
+        cfg.activation,
+        ActivationModel::Paper | ActivationModel::Full
+    );
+    let gathers = if recomputes && cfg.zero_r != ZeroR::None && !cfg.sequence_parallel {
+        collective::seconds(
+            Collective::AllGather,
+            2.0 * tokens * dm,
+            tensor_group,
+            fabric,
+        )
+    } else {
+        0.0
+    };
+    let all_reduce = collective::seconds(
+        Collective::AllReduce,
+        2.0 * tokens * dm,
+        tensor_group,
+        fabric,
+    );
+    // torchao's float8 tensor parallelism (`Float8ColwiseParallel`,
+    // `Float8RowwiseParallel`, `PrepareFloat8ModuleInput`, which torchtitan
+    // applies with tensorwise float8: "float8 all-gather ... for TP (by
+    // default for `Float8Linear`)", its `docs/float8.md`) casts a layer's
+    // input to float8 before the forward's all-gathers and the output
+    // gradient before the backward's, so each all-gather moves a byte an
+    // element; the reduce-scatters of bf16 GEMM outputs move two. With
+    // sequence parallelism each all-reduce's worth is one of each.
+    let (gather, scatter) = if torchao && cfg.sequence_parallel && t > 1.0 {
+        (all_reduce / 4.0, all_reduce / 2.0)
+    } else {
+        (all_reduce / 2.0, all_reduce / 2.0)
+    };
+    let tensor_comm = collectives * (gather + scatter) + gathers;
+    if !a.overlap_tensor {
+        tensor_comm
+    } else if cfg!(feature = "knobs")
+        && a.framework.micro_pipelined_tensor_overlap()
+        && model.experts.is_none()
+        && t > 1.0
+    {
+        // (The page cannot turn async TP on: its torchtitan and pytorch
+        // presets leave it off, so its build leaves this out.)
+        if cfg.sequence_parallel {
+            micro_pipelined_layer(
+                model,
+                tokens / t,
+                (gather, scatter),
+                (collectives - if op_sac { 1.0 } else { 0.0 }) / 2.0 - 1.0,
+                op_sac,
+                linear_rates,
+            ) + gathers
+        } else {
+            tensor_comm
+        }
+    } else {
+        (tensor_comm - layer_gemm).max(0.0)
+    }
 }
