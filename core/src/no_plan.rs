@@ -312,13 +312,14 @@ impl fmt::Display for Fix {
             self.heaviest / GIB,
             self.have / GIB,
         )?;
-        // Past three years in years, as the headline says them.
-        if self.days > 3.0 * 365.0 {
-            write!(f, "{:.1} years", self.days / 365.0)?;
-        } else {
-            write!(f, "{:.1} days", self.days)?;
-        }
-        write!(f, " on {} GPUs", self.gpus)
+        // As the headline says a time: years past three, hours or minutes
+        // under a tenth of a day (not "0.0 days").
+        write!(
+            f,
+            "{} on {}",
+            crate::text::duration(self.days),
+            crate::text::gpus(self.gpus)
+        )
     }
 }
 
@@ -330,13 +331,24 @@ pub struct Why {
     pub miss: Miss,
     /// The nearest change that yields a plan, if one was found.
     pub fix: Option<Fix>,
+    /// A second change of another kind, where the first changed what
+    /// plan3d chose and the user's own input has one too: today's batch
+    /// raised for a cluster too large for it, or the cluster made a budget
+    /// at that batch.
+    pub also: Option<Fix>,
 }
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.miss)?;
         match self.fix {
-            Some(fix) => write!(f, "; {fix}"),
+            Some(fix) => {
+                write!(f, "; {fix}")?;
+                match self.also {
+                    Some(also) => write!(f, "; or {also}"),
+                    None => Ok(()),
+                }
+            }
             None => f.write_str("; no single change of what was fixed or bounded finds a plan"),
         }
     }

@@ -193,7 +193,7 @@ fn a_published_layout_is_explained_then_run() {
         err.contains("with a batch of up to 2048 sequences (batch 2048)"),
         "{err}"
     );
-    assert!(err.contains("on 16384 GPUs"), "{err}");
+    assert!(err.contains("on 16,384 GPUs"), "{err}");
     let v = json_words(&format!("{meta} --batch-tokens 16Mi"));
     assert_eq!(
         (

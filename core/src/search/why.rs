@@ -300,34 +300,48 @@ pub fn explain(
     let mut rec = Recorder::new(source);
     let _ = search_methods(model, hw, par, c, space, a, methods, &mut rec);
     let miss = rec.closest();
-    let mut tried: Vec<Release> = Vec::new();
-    let mut fix = None;
-    for r in first_for(&miss).into_iter().chain(ORDER) {
-        if tried.contains(&r) {
-            continue;
-        }
-        tried.push(r);
-        let Some((c2, s2, all)) = apply(r, c, space, methods) else {
-            continue;
-        };
+    let found = |r: Release| -> Option<Fix> {
+        let (c2, s2, all) = apply(r, c, space, methods)?;
         let ms: &[Method] = if all {
             &super::PRACTICE_METHODS
         } else {
             methods
         };
         let mut off = Recorder::OFF;
-        if let Ok(found) = search_methods(model, hw, par, &c2, &s2, a, ms, &mut off) {
-            let e = &found.best.evaluation;
-            fix = Some(Fix {
-                change: change(r, space, e),
-                gpus: e.gpus,
-                days: e.time.days(),
-                heaviest: e.peak_memory.0,
-                have: hw.gpu.memory.0,
-            });
+        let plan = search_methods(model, hw, par, &c2, &s2, a, ms, &mut off).ok()?;
+        let e = &plan.best.evaluation;
+        Some(Fix {
+            change: change(r, space, e),
+            gpus: e.gpus,
+            days: e.time.days(),
+            heaviest: e.peak_memory.0,
+            have: hw.gpu.memory.0,
+        })
+    };
+    let mut tried: Vec<Release> = Vec::new();
+    let mut fix = None;
+    let mut first = None;
+    for r in first_for(&miss).into_iter().chain(ORDER) {
+        if tried.contains(&r) {
+            continue;
+        }
+        tried.push(r);
+        if let Some(f) = found(r) {
+            fix = Some(f);
+            first = Some(r);
             break;
         }
     }
+    // Today's batch is plan3d's choice, the cluster the user's: where the
+    // fix raised the law's batch for an exact cluster, the same batch on
+    // at most that cluster is said too (Llama 3.1 8B on exactly 16 384
+    // H100s: a batch four times the law's, or 512 GPUs at the law's).
+    let also = match (first, source) {
+        (Some(Release::Batch(_)), BatchSource::Law) if c.exact_gpus.is_some() => {
+            found(Release::Cluster)
+        }
+        _ => None,
+    };
     let unsplit = !a.framework.model_parallel()
         && a.set == crate::cost::assumptions::AssumptionSet::Practice
         && c.tensor.is_none()
@@ -338,7 +352,7 @@ pub fn explain(
         } else {
             NO_PLAN_CONSTRAINTS
         },
-        why: Some(Why { miss, fix }),
+        why: Some(Why { miss, fix, also }),
     }
 }
 

@@ -591,3 +591,82 @@ fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
     }
     assert!(why.to_string().contains(&format!("a cluster of {n} GPUs")));
 }
+
+/// A cluster too large for today's batch: a batch the law did not choose
+/// is one fix, the law's batch on fewer GPUs the other, and both are said
+/// (Llama 3.1 8B on exactly 16 384 H100s: the law's 515 sequences give
+/// DP 512 × PP 4 one micro-batch; it said only "a batch of up to 2048
+/// sequences … trains in 0.0 days"). Each fix is a plan the search finds
+/// with that change, and a time under a tenth of a day reads in hours.
+#[test]
+fn a_cluster_too_large_for_the_batch_is_offered_both_ways() {
+    use plan3d_core::cost::assumptions::Assumptions;
+    use plan3d_core::search::{practice_explained, practice_methods, Space, PRACTICE_METHODS};
+    use plan3d_core::{model, no_plan::Change};
+    let m = model::LLAMA_3_1_8B;
+    let hw = crate::practice::h100();
+    let a = Assumptions::PRACTICE;
+    let c = Constraints {
+        exact_gpus: Some(16384),
+        ..Constraints::default()
+    };
+    let space = Space::default();
+    let search = |c: &Constraints| {
+        practice_methods(
+            &m,
+            &hw,
+            Parallelism::ThreeD,
+            c,
+            &space,
+            &a,
+            &PRACTICE_METHODS,
+        )
+    };
+    let err = practice_explained(
+        &m,
+        &hw,
+        Parallelism::ThreeD,
+        &c,
+        &space,
+        &a,
+        &PRACTICE_METHODS,
+    )
+    .unwrap_err();
+    let Error::NoPlan { why: Some(why), .. } = err else {
+        panic!("{err}");
+    };
+    let text = why.to_string();
+    println!("{text}");
+    let fix = why.fix.expect("a batch that finds a plan");
+    let Change::BatchLimit(b) = fix.change else {
+        panic!("{text}");
+    };
+    let raised = search(&Constraints {
+        batch: Some(b),
+        ..c
+    })
+    .unwrap();
+    assert_eq!(raised.best.evaluation.gpus, 16384);
+    let also = why.also.expect("the law's batch on fewer GPUs");
+    let Change::Cluster(n) = also.change else {
+        panic!("{text}");
+    };
+    assert!(n < 16384 && n == also.gpus, "{text}");
+    let budget = search(&Constraints {
+        exact_gpus: None,
+        max_gpus: Some(16384),
+        ..c
+    })
+    .unwrap();
+    assert_eq!(budget.best.evaluation.gpus, n);
+    assert!((budget.best.evaluation.time.days() / also.days - 1.0).abs() < 1e-12);
+    assert!(fix.days < 0.1 && !text.contains("0.0 days"), "{text}");
+    assert!(
+        text.contains(" h on 16,384 GPUs") || text.contains(" min on 16,384 GPUs"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("; or with a cluster of {n} GPUs")),
+        "{text}"
+    );
+}
