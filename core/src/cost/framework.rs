@@ -233,16 +233,27 @@ impl Framework {
 
     /// Does its full recomputation stop early? Plain scripts call
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
-    /// is on by default (`torch.utils.checkpoint.set_checkpoint_early_stop`):
-    /// the recomputed forward ends once every saved tensor is back, before
-    /// the layer's last matmul ([`crate::cost::step::early_stop_skipped_flops`]).
+    /// is on by default since PyTorch 2.1
+    /// (`torch.utils.checkpoint.set_checkpoint_early_stop`): the
+    /// recomputed forward ends once every saved tensor is back, before the
+    /// layer's last matmul ([`crate::cost::step::early_stop_skipped_flops`]).
+    /// PyTorch FSDP's activation checkpointing is the same checkpoint:
+    /// `checkpoint_wrapper(..., checkpoint_impl=CheckpointImpl.NO_REENTRANT)`
+    /// applied per layer by Hugging Face Accelerate's FSDP plugin
+    /// (`fsdp_activation_checkpointing`, `accelerator.py`), Meta's
+    /// llama-recipes (`apply_fsdp_checkpointing`) and Lightning's
+    /// `activation_checkpointing_policy` (the wrapper's default
+    /// implementation), and llm-foundry's benchmarks set
+    /// `activation_checkpointing_reentrant = False` for Composer
+    /// (`scripts/train/benchmarking/submit_benchmarks.py`).
     /// torchtitan wraps its blocks with `early_stop=False`
     /// (`torchtitan/distributed/activation_checkpoint.py`); Hugging Face's
-    /// `gradient_checkpointing_enable` defaults to the reentrant checkpoint,
-    /// which has none; Megatron and DeepSpeed recompute the whole forward.
+    /// `gradient_checkpointing_enable`, outside FSDP, defaults to the
+    /// reentrant checkpoint, which has none; Megatron and DeepSpeed
+    /// recompute the whole forward.
     #[must_use]
     pub fn checkpoint_early_stop(self) -> bool {
-        self == Self::Pytorch
+        matches!(self, Self::Pytorch | Self::PytorchFsdp)
     }
 
     /// Does it split a model over GPUs itself (tensor, pipeline and
