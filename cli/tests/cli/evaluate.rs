@@ -259,6 +259,19 @@ fn evaluate_shows_where_the_step_goes() {
     let paper =
         json_words("evaluate --assumptions paper --model x160 --data 8 --tensor 4 --offload");
     assert!(paper.get("kernels").is_none());
+    // An interleaved stage holds fractions of micro-batches: the answer
+    // says the JSON's count to two decimals (it printed 8.583333333333334).
+    let line = "evaluate --model gpt-3 --gpu a100-80gb --node-size 8 --data 192 --pipe 8 \
+                --tensor 8 --global-batch 6144 --virtual-stages 12";
+    let held = json_words(line)["memory"]["stages"][0]["in_flight"]
+        .as_f64()
+        .unwrap();
+    assert!(held.fract() != 0.0, "{held}");
+    let out = String::from_utf8(plan3d_words(line).stdout).unwrap();
+    assert!(
+        out.contains(&format!("({held:.2} micro-batches in flight)")),
+        "{out}"
+    );
 }
 
 /// Without `--method` or `--zero` a configuration is sharded as its

@@ -613,7 +613,13 @@ fn stage_parts(s: &StageReport) -> String {
         .join(", ")
         + &format!(
             " GiB ({} micro-batch{} in flight)",
-            s.in_flight,
+            // An interleaved stage holds fractions of micro-batches (its
+            // virtual stages' shares): two decimals, not 8.583333333333334.
+            if s.in_flight.fract() == 0.0 {
+                format!("{:.0}", s.in_flight)
+            } else {
+                format!("{:.2}", s.in_flight)
+            },
             if s.in_flight == 1.0 { "" } else { "es" }
         )
 }
