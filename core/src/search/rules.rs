@@ -375,9 +375,13 @@ fn rule_config(
     }
 
     // Baseline and partitioned (facts 11–12): as deep as the layers, or as
-    // the GPU budget allows.
+    // the GPU budget allows, and no deeper than the batch, whose sequences
+    // are the most micro-batches there can be (n_µ ≥ n_l, fact 7; a batch
+    // of one sequence had a three-stage pipeline of one micro-batch).
     let pipe = if method == Method::Baseline && par.pipe() {
-        m.layers.min(pipe_budget)
+        m.layers
+            .min(pipe_budget)
+            .min(ctx.batch_max.clamp(1, u64::from(u32::MAX)) as u32)
     } else {
         1
     };
