@@ -143,7 +143,7 @@ impl HardwareArgs {
     /// so and the flag that sets it: `plan3d plan --gpu h100-sxm` plans at
     /// 200 Gb/s per GPU, where every H100 cluster has 400.
     pub(crate) fn network_note(&self, most_gpus: Option<u64>) -> Option<String> {
-        use plan3d_core::hardware::{gpu, usual_network, Network};
+        use plan3d_core::hardware::{faster_usual_network, gpu, Network};
         if self.network.is_some() {
             return None;
         }
@@ -153,19 +153,14 @@ impl HardwareArgs {
         } else {
             u64::from(self.node_size.unwrap_or(g.default_node_size))
         };
-        if most_gpus.is_some_and(|n| n <= node) {
-            return None;
-        }
-        let usual = usual_network(&g);
-        (usual != Network::InfiniBand200).then(|| {
-            format!(
-                "Network: {}, the default; {} clusters are usually built with {}: --network {} plans on it.",
-                Network::InfiniBand200.label(),
-                g.name,
-                usual.label(),
-                usual.name()
-            )
-        })
+        let usual = faster_usual_network(&g, node, most_gpus)?;
+        Some(format!(
+            "Network: {}, the default; {} clusters are usually built with {}: --network {} plans on it.",
+            Network::InfiniBand200.label(),
+            g.name,
+            usual.label(),
+            usual.name()
+        ))
     }
 
     /// `answer` with [`Self::network_note`] under its headline (the first

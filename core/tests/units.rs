@@ -142,6 +142,27 @@ fn hardware_presets_and_networks() {
         assert_eq!(g.cpu_gpu.0, 256e9, "{}", g.name);
     }
     assert_eq!(hardware::B200.cpu_gpu.0, 63e9);
+    // A GPU's usual network is said only where a plan may leave its node
+    // and the usual one is faster than the default 200 Gb/s.
+    let h100 = hardware::H100_SXM;
+    assert_eq!(hardware::faster_usual_network(&h100, 8, Some(8)), None);
+    assert_eq!(
+        hardware::faster_usual_network(&h100, 8, Some(16)),
+        Some(Network::InfiniBand400)
+    );
+    assert_eq!(
+        hardware::faster_usual_network(&h100, 8, None),
+        Some(Network::InfiniBand400)
+    );
+    assert_eq!(
+        hardware::faster_usual_network(&h100, u64::MAX, Some(1 << 20)),
+        None
+    );
+    assert_eq!(hardware::faster_usual_network(&A100_80GB, 16, None), None);
+    assert_eq!(
+        hardware::faster_usual_network(&hardware::GB300, 72, Some(144)),
+        Some(Network::InfiniBand800)
+    );
 }
 
 #[test]
