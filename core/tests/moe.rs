@@ -443,3 +443,38 @@ fn expert_tensor_parallelism_by_hand() {
     );
     assert!(close(ef.memory.state.0, es.memory.state.0, 1e-12));
 }
+
+/// The routed copies a mixture of experts keeps, per token and layer, by
+/// hand for `small_moe` (d_m 1024, k = 2 of 8 SwiGLU experts of 512):
+/// Megatron-Core's grouped experts keep the dispatched input of each copy
+/// (2·d_m·k) and weight the outputs inside the activation
+/// (`weighted_bias_swiglu_impl` with `permuted_probs`), so its combine, a
+/// scatter-add, keeps nothing; torchtitan's and the other codes' combine
+/// multiply the experts' outputs by the router's scores and keep them for
+/// the scores' gradient (2·d_m·k more). The experts' intermediates are
+/// each code's own: Megatron-Core's fused SwiGLU 6·d_I per copy,
+/// torchtitan's 8·d_I.
+#[test]
+fn the_combine_keeps_the_expert_outputs_only_where_it_weights_them() {
+    use plan3d_core::cost::saved::{per_token, LayerCode};
+    let m = small_moe(0);
+    let (dm, k, f) = (1024.0, 2.0, 512.0);
+    let dense = ModelShape { experts: None, ..m };
+    // The split part beyond a dense layer's attention, whose MLP part is
+    // the code's d_I term of a 4096-wide feed-forward block.
+    let routed = |code: LayerCode, ffn_bytes: f64| {
+        let (_, moe, _) = per_token(&m, code, false, false, true);
+        let (_, att, _) = per_token(&dense, code, false, false, true);
+        moe - (att - ffn_bytes * 4096.0)
+    };
+    assert_eq!(
+        routed(LayerCode::Fused, 6.0),
+        2.0 * dm * k + 6.0 * f * k,
+        "Megatron-Core"
+    );
+    assert_eq!(
+        routed(LayerCode::Torchtitan, 8.0),
+        4.0 * dm * k + 8.0 * f * k,
+        "torchtitan"
+    );
+}

@@ -85,6 +85,16 @@ pub struct Saved {
     pub qk: f64,
     /// Per head row of q and of k under those norms: their statistics.
     pub qk_rows: f64,
+    /// Per unit of d_m and routed copy of a token (a mixture of experts'
+    /// k copies): the dispatched input the experts' first GEMM keeps (2),
+    /// and where the combine weights the experts' outputs by the router's
+    /// probabilities, those outputs, which the probabilities' gradient
+    /// reads (2 more). Megatron-Core's grouped experts (`TEGroupedMLP`)
+    /// weight inside the activation instead (`weighted_bias_swiglu_impl`
+    /// with `permuted_probs`, `megatron/core/transformer/moe/experts.py`),
+    /// whose saved input is the gate and up projections already counted,
+    /// and the combine is a scatter-add that keeps nothing.
+    pub routed: f64,
 }
 
 impl LayerCode {
@@ -202,6 +212,7 @@ impl LayerCode {
             dropout,
             qk,
             qk_rows: 4.0,
+            routed: if self == Self::Fused { 2.0 } else { 4.0 },
         }
     }
 }
@@ -233,14 +244,16 @@ pub fn compiled_saved(model: &ModelShape, amp: bool) -> Saved {
         // layer, with their statistics recomputed.
         qk: 2.0,
         qk_rows: 0.0,
+        routed: 4.0,
     }
 }
 
 /// Activation bytes per token one layer of `code` keeps without
 /// recomputation, as (replicated, split over the tensor ranks, attention
 /// scores): [`LayerCode::saved`] applied to the layer's widths, with a
-/// mixture of experts' routed copies (2·2·d_m·k: the dispatched input and
-/// the expert outputs combined) and the intermediates of its k routed and
+/// mixture of experts' routed copies ([`Saved::routed`]·d_m·k: the
+/// dispatched input, and the expert outputs where the combine weights
+/// them) and the intermediates of its k routed and
 /// shared experts, latent attention's q, k, v and output at their own
 /// widths; the scores (5·a·d_s, materialized attention only) as
 /// Korthikanti counts them. [`LayerCode::Megatron2022`] is exactly
@@ -290,7 +303,8 @@ fn per_token_of(model: &ModelShape, s: Saved, dropout: bool, flash: bool) -> (f6
     let ffn = match model.experts {
         None => s.ffn * f64::from(model.ffn),
         Some(e) => {
-            4.0 * dm * f64::from(e.top_k) + s.ffn * f64::from(e.ffn) * f64::from(e.top_k + e.shared)
+            s.routed * dm * f64::from(e.top_k)
+                + s.ffn * f64::from(e.ffn) * f64::from(e.top_k + e.shared)
         }
     };
     let masks = if dropout { s.dropout * dm } else { 0.0 };
@@ -534,7 +548,7 @@ impl Modules {
             Some(e) => {
                 let (k, sh, f) = (f64::from(e.top_k), f64::from(e.shared), f64::from(e.ffn));
                 if self.has(Self::MOE) {
-                    split += 4.0 * dm * k + s.ffn * f * (k + sh);
+                    split += s.routed * dm * k + s.ffn * f * (k + sh);
                 } else {
                     if self.has(Self::MOE_ACT) {
                         split += 2.0 * f * k;
