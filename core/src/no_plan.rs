@@ -294,13 +294,28 @@ pub struct Fix {
     /// What changes.
     pub change: Change,
     /// The plan's GPUs.
-    pub gpus: u64,
+    pub gpus: u32,
     /// The plan's training days.
-    pub days: f64,
+    pub days: f32,
     /// Bytes its heaviest stage needs.
     pub heaviest: f64,
     /// Bytes the GPU has.
     pub have: f64,
+    /// Where this change raised today's batch (plan3d's choice) for a
+    /// cluster the user gave exactly: the plan at today's batch on at
+    /// most that cluster, the user's other way out.
+    pub or: Option<Fewer>,
+}
+
+/// Today's batch on fewer GPUs than the cluster given ([`Fix::or`]). A
+/// fix's counts are 32-bit so that the crate's `Copy` error stays under
+/// 128 bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fewer {
+    /// The plan's GPUs.
+    pub gpus: core::num::NonZeroU32,
+    /// The plan's training days.
+    pub days: f32,
 }
 
 impl fmt::Display for Fix {
@@ -314,12 +329,43 @@ impl fmt::Display for Fix {
         )?;
         // As the headline says a time: years past three, hours or minutes
         // under a tenth of a day (not "0.0 days").
-        write!(
-            f,
-            "{} on {}",
-            crate::text::duration(self.days),
-            crate::text::gpus(self.gpus)
-        )
+        write_duration(f, f64::from(self.days))?;
+        write!(f, " on ")?;
+        write_gpus(f, u64::from(self.gpus))?;
+        if let Some(o) = self.or {
+            let n = o.gpus.get();
+            write!(
+                f,
+                "; or, at today's batch, a cluster of {n} GPUs (gpus {n}) trains in "
+            )?;
+            write_duration(f, f64::from(o.days))?;
+        }
+        Ok(())
+    }
+}
+
+/// A time as the headline says it ([`crate::text::duration`]: years past
+/// three, hours or minutes under a tenth of a day, not "0.0 days").
+fn write_duration(f: &mut fmt::Formatter<'_>, days: f64) -> fmt::Result {
+    #[cfg(feature = "alloc")]
+    {
+        f.write_str(&crate::text::duration(days))
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        write!(f, "{days:.1} days")
+    }
+}
+
+/// A GPU count with its noun ([`crate::text::gpus`]: "16,384 GPUs").
+fn write_gpus(f: &mut fmt::Formatter<'_>, n: u64) -> fmt::Result {
+    #[cfg(feature = "alloc")]
+    {
+        f.write_str(&crate::text::gpus(n))
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        write!(f, "{n} GPUs")
     }
 }
 
@@ -331,24 +377,13 @@ pub struct Why {
     pub miss: Miss,
     /// The nearest change that yields a plan, if one was found.
     pub fix: Option<Fix>,
-    /// A second change of another kind, where the first changed what
-    /// plan3d chose and the user's own input has one too: today's batch
-    /// raised for a cluster too large for it, or the cluster made a budget
-    /// at that batch.
-    pub also: Option<Fix>,
 }
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.miss)?;
         match self.fix {
-            Some(fix) => {
-                write!(f, "; {fix}")?;
-                match self.also {
-                    Some(also) => write!(f, "; or {also}"),
-                    None => Ok(()),
-                }
-            }
+            Some(fix) => write!(f, "; {fix}"),
             None => f.write_str("; no single change of what was fixed or bounded finds a plan"),
         }
     }

@@ -615,7 +615,7 @@ fn stage_parts(s: &StageReport) -> String {
             " GiB ({} micro-batch{} in flight)",
             // An interleaved stage holds fractions of micro-batches (its
             // virtual stages' shares): two decimals, not 8.583333333333334.
-            if s.in_flight.fract() == 0.0 {
+            if s.in_flight == crate::math::floor(s.in_flight) {
                 format!("{:.0}", s.in_flight)
             } else {
                 format!("{:.2}", s.in_flight)

@@ -312,10 +312,11 @@ pub fn explain(
         let e = &plan.best.evaluation;
         Some(Fix {
             change: change(r, space, e),
-            gpus: e.gpus,
-            days: e.time.days(),
+            gpus: u32::try_from(e.gpus).unwrap_or(u32::MAX),
+            days: e.time.days() as f32,
             heaviest: e.peak_memory.0,
             have: hw.gpu.memory.0,
+            or: None,
         })
     };
     let mut tried: Vec<Release> = Vec::new();
@@ -336,12 +337,16 @@ pub fn explain(
     // fix raised the law's batch for an exact cluster, the same batch on
     // at most that cluster is said too (Llama 3.1 8B on exactly 16 384
     // H100s: a batch four times the law's, or 512 GPUs at the law's).
-    let also = match (first, source) {
-        (Some(Release::Batch(_)), BatchSource::Law) if c.exact_gpus.is_some() => {
-            found(Release::Cluster)
-        }
-        _ => None,
-    };
+    if let (Some(Release::Batch(_)), BatchSource::Law, Some(f), true) =
+        (first, source, fix.as_mut(), c.exact_gpus.is_some())
+    {
+        f.or = found(Release::Cluster).and_then(|o| {
+            Some(crate::no_plan::Fewer {
+                gpus: core::num::NonZeroU32::new(o.gpus)?,
+                days: o.days,
+            })
+        });
+    }
     let unsplit = !a.framework.model_parallel()
         && a.set == crate::cost::assumptions::AssumptionSet::Practice
         && c.tensor.is_none()
@@ -352,7 +357,7 @@ pub fn explain(
         } else {
             NO_PLAN_CONSTRAINTS
         },
-        why: Some(Why { miss, fix, also }),
+        why: Some(Why { miss, fix }),
     }
 }
 
