@@ -118,6 +118,30 @@ fn the_opening_says_how_it_differs_from_metas_run() {
     assert!(planner::published_batch_plan(&at, &ao, p).is_none());
 }
 
+/// GPT-3 at today's batch law trains several times OpenAI's 3.2 M tokens
+/// (Brown et al. 2020, Table 2.1: 1 536 sequences of 2 048, as Megatron-LM
+/// and MLPerf reproduce it): "Why this plan" says so, as for Meta's run.
+#[test]
+fn gpt3_says_the_batch_openai_trained_at() {
+    let (i, n) = Inputs::from_query("model=gpt-3&gpu=a100-80gb&node=8&gpus=1024");
+    assert!(n.is_empty(), "{n:?}");
+    let o = outputs(&i).unwrap();
+    let opt = planner::practice_optimum(&i, &o).unwrap();
+    let s = planner::shown(&o, None, Some(&opt), i.shipped()).unwrap();
+    assert!(
+        s.plan.evaluation.batch > 4 * 1536,
+        "{}",
+        s.plan.evaluation.batch
+    );
+    let why = planner::limits(&i, &o, &s.plan);
+    assert!(
+        why.iter().any(|l| l.contains(
+            "OpenAI trained at 1536 sequences (3.1 M tokens; GPT-3, arXiv 2005.14165 Table 2.1)"
+        )),
+        "{why:?}"
+    );
+}
+
 /// The animation's step and the plan's differ where the simulation
 /// overlaps what the estimate charges as exposed; the page says so with
 /// both figures.

@@ -16,7 +16,7 @@ pub struct PublishedBatch {
 }
 
 /// The presets with a published run's batch.
-pub const PUBLISHED_BATCHES: [PublishedBatch; 3] = [
+pub const PUBLISHED_BATCHES: [PublishedBatch; 4] = [
     // 4 M tokens of 4 096, then 8 M of 8 192 after 252 M tokens, then
     // 16 M (2 048 sequences of 8 192) after 2.87 T tokens.
     PublishedBatch {
@@ -32,6 +32,15 @@ pub const PUBLISHED_BATCHES: [PublishedBatch; 3] = [
         sequences: 15_360,
         who: "DeepSeek",
         source: "DeepSeek-V3, arXiv 2412.19437 sec. 4.2",
+    },
+    // "3.2M" tokens of 2 048 (Table 2.1; ramped up from 32 K tokens over
+    // the first 4–12 B tokens): 1 536 sequences, as Megatron-LM's and
+    // MLPerf's GPT-3 175B reproductions run it (3.1 M tokens).
+    PublishedBatch {
+        model: "gpt-3",
+        sequences: 1536,
+        who: "OpenAI",
+        source: "GPT-3, arXiv 2005.14165 Table 2.1",
     },
     // Ramped 768 → 1 536 → 2 304 sequences of 4 096.
     PublishedBatch {
