@@ -530,13 +530,33 @@ fn pareto_with_an_exact_cluster_skips_the_budget_ladder() {
     }
 }
 
+/// Why the practice search (every method, default space) has no plan.
+fn explained_why(m: &ModelShape, hw: &Hardware, c: &Constraints) -> plan3d_core::no_plan::Why {
+    use plan3d_core::cost::assumptions::Assumptions;
+    use plan3d_core::search::{practice_explained, Space, PRACTICE_METHODS};
+    let err = practice_explained(
+        m,
+        hw,
+        Parallelism::ThreeD,
+        c,
+        &Space::default(),
+        &Assumptions::PRACTICE,
+        &PRACTICE_METHODS,
+    )
+    .unwrap_err();
+    let Error::NoPlan { why: Some(why), .. } = err else {
+        panic!("{err}");
+    };
+    why
+}
+
 /// A cluster too small for any plan: the explanation names the fewest GPUs
 /// that have one, not "no single change" (Llama 3.1 8B on one H100: its
 /// state alone outgrows 80 GiB; two GPUs hold it).
 #[test]
 fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
     use plan3d_core::cost::assumptions::Assumptions;
-    use plan3d_core::search::{practice_explained, practice_methods, Space, PRACTICE_METHODS};
+    use plan3d_core::search::{practice_methods, Space, PRACTICE_METHODS};
     use plan3d_core::{model, no_plan::Change};
     let m = model::LLAMA_3_1_8B;
     let hw = crate::practice::h100();
@@ -546,19 +566,7 @@ fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
         ..Constraints::default()
     };
     let space = Space::default();
-    let err = practice_explained(
-        &m,
-        &hw,
-        Parallelism::ThreeD,
-        &on(1),
-        &space,
-        &a,
-        &PRACTICE_METHODS,
-    )
-    .unwrap_err();
-    let Error::NoPlan { why: Some(why), .. } = err else {
-        panic!("{err}");
-    };
+    let why = explained_why(&m, &hw, &on(1));
     let fix = why.fix.expect("a change that finds a plan");
     let Change::Cluster(n) = fix.change else {
         panic!("{fix:?}");
@@ -601,7 +609,7 @@ fn a_cluster_too_small_is_explained_by_the_fewest_gpus_that_fit() {
 #[test]
 fn a_cluster_too_large_for_the_batch_is_offered_both_ways() {
     use plan3d_core::cost::assumptions::Assumptions;
-    use plan3d_core::search::{practice_explained, practice_methods, Space, PRACTICE_METHODS};
+    use plan3d_core::search::{practice_methods, Space, PRACTICE_METHODS};
     use plan3d_core::{model, no_plan::Change};
     let m = model::LLAMA_3_1_8B;
     let hw = crate::practice::h100();
@@ -622,19 +630,7 @@ fn a_cluster_too_large_for_the_batch_is_offered_both_ways() {
             &PRACTICE_METHODS,
         )
     };
-    let err = practice_explained(
-        &m,
-        &hw,
-        Parallelism::ThreeD,
-        &c,
-        &space,
-        &a,
-        &PRACTICE_METHODS,
-    )
-    .unwrap_err();
-    let Error::NoPlan { why: Some(why), .. } = err else {
-        panic!("{err}");
-    };
+    let why = explained_why(&m, &hw, &c);
     let text = why.to_string();
     println!("{text}");
     let fix = why.fix.expect("a batch that finds a plan");
