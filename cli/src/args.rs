@@ -143,21 +143,18 @@ impl HardwareArgs {
     /// so and the flag that sets it: `plan3d plan --gpu h100-sxm` plans at
     /// 200 Gb/s per GPU, where every H100 cluster has 400.
     pub(crate) fn network_note(&self, most_gpus: Option<u64>) -> Option<String> {
-        use plan3d_core::hardware::{faster_usual_network, gpu, Network};
+        use plan3d_core::hardware::{faster_usual_network, Network};
         if self.network.is_some() {
             return None;
         }
-        let g = gpu(&self.gpu).ok()?;
-        let node = if self.no_node_limit {
-            u64::MAX
-        } else {
-            u64::from(self.node_size.unwrap_or(g.default_node_size))
-        };
-        let usual = faster_usual_network(&g, node, most_gpus)?;
+        // The hardware every door plans on (its node size defaulted by
+        // core), asked whether its usual network is faster.
+        let hw = plan3d_core::api::hardware_of(&self.request()).ok()?;
+        let usual = faster_usual_network(&hw, most_gpus)?;
         Some(format!(
             "Network: {}, the default; {} clusters are usually built with {}: --network {} plans on it.",
             Network::InfiniBand200.label(),
-            g.name,
+            hw.gpu.name,
             usual.label(),
             usual.name()
         ))

@@ -216,18 +216,19 @@ pub fn usual_network(gpu: &Gpu) -> Network {
     }
 }
 
-/// The GPU's [`usual_network`] where a plan on the paper's default
+/// The GPU's [`usual_network`] where a plan on `hw` at the paper's default
 /// network, InfiniBand 200 Gb/s, would be slower than on it: `None` where
 /// the usual network is that default, or where the plan cannot leave its
-/// node (`most_gpus`, the most GPUs a plan may use, at most `node_size`,
-/// the NVLink domain; `u64::MAX` for no node limit). The CLI says it
-/// under its headline when no network was given.
+/// node (`most_gpus`, the most GPUs a plan may use, at most the NVLink
+/// domain; a domain without limit holds any plan). The CLI says it under
+/// its headline when no network was given.
 #[must_use]
-pub fn faster_usual_network(gpu: &Gpu, node_size: u64, most_gpus: Option<u64>) -> Option<Network> {
-    if most_gpus.is_some_and(|n| n <= node_size) {
+pub fn faster_usual_network(hw: &Hardware, most_gpus: Option<u64>) -> Option<Network> {
+    let node = u64::from(hw.node_size?);
+    if most_gpus.is_some_and(|n| n <= node) {
         return None;
     }
-    let usual = usual_network(gpu);
+    let usual = usual_network(&hw.gpu);
     (usual != Network::InfiniBand200).then_some(usual)
 }
 

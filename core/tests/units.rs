@@ -144,23 +144,33 @@ fn hardware_presets_and_networks() {
     assert_eq!(hardware::B200.cpu_gpu.0, 63e9);
     // A GPU's usual network is said only where a plan may leave its node
     // and the usual one is faster than the default 200 Gb/s.
-    let h100 = hardware::H100_SXM;
-    assert_eq!(hardware::faster_usual_network(&h100, 8, Some(8)), None);
+    let on = |gpu, node: Option<u32>| Hardware {
+        gpu,
+        node_size: node,
+        ..Hardware::default()
+    };
+    let h100 = on(hardware::H100_SXM, Some(8));
+    assert_eq!(hardware::faster_usual_network(&h100, Some(8)), None);
     assert_eq!(
-        hardware::faster_usual_network(&h100, 8, Some(16)),
+        hardware::faster_usual_network(&h100, Some(16)),
         Some(Network::InfiniBand400)
     );
     assert_eq!(
-        hardware::faster_usual_network(&h100, 8, None),
+        hardware::faster_usual_network(&h100, None),
         Some(Network::InfiniBand400)
     );
+    // No node limit (sec. 7): every plan stays in its NVLink domain.
+    let unlimited = on(hardware::H100_SXM, None);
     assert_eq!(
-        hardware::faster_usual_network(&h100, u64::MAX, Some(1 << 20)),
+        hardware::faster_usual_network(&unlimited, Some(1 << 20)),
         None
     );
-    assert_eq!(hardware::faster_usual_network(&A100_80GB, 16, None), None);
     assert_eq!(
-        hardware::faster_usual_network(&hardware::GB300, 72, Some(144)),
+        hardware::faster_usual_network(&on(A100_80GB, Some(16)), None),
+        None
+    );
+    assert_eq!(
+        hardware::faster_usual_network(&on(hardware::GB300, Some(72)), Some(144)),
         Some(Network::InfiniBand800)
     );
 }

@@ -336,7 +336,7 @@ pub fn explain(
     // Today's batch is plan3d's choice, the cluster the user's: where the
     // fix raised the law's batch for an exact cluster, the same batch on
     // at most that cluster is said too (Llama 3.1 8B on exactly 16 384
-    // H100s: a batch four times the law's, or 512 GPUs at the law's).
+    // H100s: a batch four times the law's, or 4 096 GPUs at the law's).
     if let (Some(Release::Batch(_)), BatchSource::Law, Some(f), true) =
         (first, source, fix.as_mut(), c.exact_gpus.is_some())
     {
