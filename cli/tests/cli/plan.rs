@@ -555,3 +555,19 @@ fn the_batch_law_lets_a_pipeline_interleave() {
         .unwrap()
         .contains("so that the schedule interleaves")));
 }
+
+/// A 1B model on one H100 under plain PyTorch: the batch line counts one
+/// replica in the singular ("1 data-parallel replicas" before).
+#[test]
+fn one_replica_is_one_replica() {
+    let out = plan3d_words(
+        "plan --layers 16 --heads 32 --head-size 64 --kv-heads 8 --ffn 8192 --gated --no-biases \
+         --vocab 128256 --seq-len 8192 --gpu h100-sxm --gpus 1 --framework pytorch",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(" that 1 data-parallel replica × micro-batch "),
+        "{text}"
+    );
+    assert!(!text.contains("1 data-parallel replicas"), "{text}");
+}

@@ -329,8 +329,10 @@ pub fn practice_limits(
     } else if trained < limit {
         out.push(format!(
             "batch {trained} sequences trained: the largest under {limit} that {} data-parallel \
-             replicas × micro-batch {} × a whole number of micro-batches divide",
-            cfg.data, cfg.micro_batch
+             replica{} × micro-batch {} × a whole number of micro-batches divide",
+            cfg.data,
+            if cfg.data == 1 { "" } else { "s" },
+            cfg.micro_batch
         ));
     }
     let budget = c.max_gpus.or(c.exact_gpus);
