@@ -231,6 +231,21 @@ impl Framework {
         matches!(self, Self::Torchtitan | Self::Pytorch)
     }
 
+    /// Does its tensor parallelism shard the sequence as dimension 1 of
+    /// `[batch, sequence, hidden]` activations? PyTorch's DTensor plans
+    /// (torchtitan's `SequenceParallel` and `PrepareModuleInput` with
+    /// `Shard(1)`; Hugging Face's `tp_plan` for Accelerate) do, so each
+    /// sequence-parallel all-gather and reduce-scatter, which NCCL runs
+    /// along dimension 0, copies its tensor through memory once more
+    /// ([`crate::cost::step::layout_copy_bytes_per_token`]).
+    /// Megatron's layers, Megatron-DeepSpeed's among them, keep
+    /// activations sequence-first (`[s, b, h]`) and gather along
+    /// dimension 0.
+    #[must_use]
+    pub fn batch_first_sequence_parallel(self) -> bool {
+        matches!(self, Self::Torchtitan | Self::PytorchFsdp | Self::Pytorch)
+    }
+
     /// Does its full recomputation stop early? Plain scripts call
     /// `torch.utils.checkpoint(..., use_reentrant=False)`, whose early stop
     /// is on by default since PyTorch 2.1

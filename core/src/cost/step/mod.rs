@@ -41,7 +41,7 @@ pub use recompute::{
     attention_forwards, chunk_size, early_stop_skipped_flops, elementwise_passes, offloaded_share,
     op_sac_linear_flops, passes_of, recomputed_flops, recomputed_parts, recomputed_share,
 };
-pub use tensor::{micro_pipelined_exposure, micro_pipelined_split};
+pub use tensor::{layout_copy_bytes_per_token, micro_pipelined_exposure, micro_pipelined_split};
 pub use time::{KernelClass, StepTime};
 pub(crate) use work::stage_params_of;
 pub use work::{
@@ -257,6 +257,26 @@ pub fn step_time_shaped(
             };
             let (fwd, bwd) = fp8_casts(model, t, bytes);
             ((forwards * fwd + bwd) * tokens + weights) / memory
+        } else {
+            0.0
+        };
+    // PyTorch's tensor parallelism over `[batch, sequence, hidden]`
+    // activations copies each sequence-parallel collective's tensor once
+    // more ([`layout_copy_bytes_per_token`]), at the memory-bound
+    // kernels' fraction of the bandwidth.
+    let layer_traffic = layer_traffic
+        + if a.framework.batch_first_sequence_parallel() && cfg.sequence_parallel {
+            let op_sac = cfg.activation == ActivationModel::Selective && a.op_selective;
+            let gather_bytes = if torchao { 1.0 } else { 2.0 };
+            tensor::layout_copy_bytes_per_token(
+                model,
+                t,
+                cfg.micro_batch,
+                forwards,
+                op_sac,
+                gather_bytes,
+            ) * tokens
+                / memory_efficiency(hw, a)
         } else {
             0.0
         };

@@ -120,6 +120,19 @@ pub(crate) fn micro_pipelined_layer(
     ) + recomputed
 }
 
+/// Does PyTorch's async TP run this layer's collectives
+/// ([`micro_pipelined_layer`]): asked for (`overlap_tensor`) under a
+/// framework that runs it, on a dense layer split over tensor ranks? (The
+/// page cannot turn async TP on: its torchtitan and pytorch presets leave
+/// it off, so its build leaves this out.)
+pub(crate) fn micro_pipelined_tp(model: &ModelShape, cfg: &Config, a: &Assumptions) -> bool {
+    cfg!(feature = "knobs")
+        && a.overlap_tensor
+        && a.framework.micro_pipelined_tensor_overlap()
+        && model.experts.is_none()
+        && cfg.tensor > 1
+}
+
 /// Seconds a layer's tensor-parallel collectives stay exposed per
 /// micro-batch of `tokens` tokens a GPU: all of them without overlap, what
 /// PyTorch's async TP leaves ([`micro_pipelined_layer`]) under torchtitan
@@ -196,13 +209,7 @@ pub(crate) fn exposed_per_layer(
     let tensor_comm = collectives * (gather + scatter) + gathers;
     if !a.overlap_tensor {
         tensor_comm
-    } else if cfg!(feature = "knobs")
-        && a.framework.micro_pipelined_tensor_overlap()
-        && model.experts.is_none()
-        && t > 1.0
-    {
-        // (The page cannot turn async TP on: its torchtitan and pytorch
-        // presets leave it off, so its build leaves this out.)
+    } else if micro_pipelined_tp(model, cfg, a) {
         if cfg.sequence_parallel {
             micro_pipelined_layer(
                 model,
@@ -218,4 +225,68 @@ pub(crate) fn exposed_per_layer(
     } else {
         (tensor_comm - layer_gemm).max(0.0)
     }
+}
+
+/// Bytes per token of a micro-batch (the whole sequence's tokens, before
+/// the tensor split) that a layer's sequence-parallel collectives copy
+/// through memory where the framework shards the sequence as dimension 1
+/// of `[batch, sequence, hidden]` activations
+/// ([`crate::cost::framework::Framework::batch_first_sequence_parallel`]),
+/// read and written once each.
+///
+/// NCCL gathers and scatters along dimension 0, so PyTorch's functional
+/// collectives re-lay the tensor around each one
+/// (`torch/distributed/_functional_collectives.py`): `all_gather_tensor`
+/// with `gather_dim = 1` returns `cat(chunk(out, t, dim=0), dim=1)` of the
+/// gathered tensor, a view only when the dimensions before the gathered
+/// one hold one element (`torch._utils._maybe_view_chunk_cat`: one
+/// sequence a micro-batch); `reduce_scatter_tensor` with
+/// `scatter_dim = 1` first copies its whole input into `cat(chunk(x, t,
+/// dim=1))`, at any batch. torchtitan measured the two copies of a
+/// feed-forward block at 0.18 ms of its 3 ms at 8 K tokens on an H100
+/// (pytorch/torchtitan#437, whose fold to `[b·s, h]` did not land).
+/// Megatron keeps activations sequence-first and copies nothing.
+///
+/// PyTorch's async TP moves the same tensors: its fused ops take the
+/// shard with the gathered dimension first and return the gathered input
+/// and the outputs as views in that order
+/// (`_fused_all_gather_matmul_impl`: `unflatten`, "otherwise A_shard needs
+/// to be copied once"; `_fused_matmul_reduce_scatter_impl` likewise),
+/// which the layer's reshapes and the weight gradients' flattened inputs
+/// copy. Charged as the plain collectives' copies: torchtitan's measured
+/// async-TP speed-ups (1.09–1.16×, `tt_asynctp_2506`) leave no room for
+/// fewer bytes (at a 1/t shard's copies plan3d gave 1.25×).
+///
+/// `forwards`: forward passes of the layer (2 with full recomputation);
+/// `op_sac`: torchtitan's per-op checkpointing, whose backward gathers the
+/// attention's and the feed-forward block's inputs again (as the step
+/// charges their time); `gather_bytes`: bytes an element of an
+/// all-gather (1 under torchao's float8 tensor parallelism), a
+/// reduce-scatter's input being bf16.
+#[must_use]
+pub fn layout_copy_bytes_per_token(
+    model: &ModelShape,
+    t: f64,
+    micro_batch: u32,
+    forwards: f64,
+    op_sac: bool,
+    gather_bytes: f64,
+) -> f64 {
+    if t <= 1.0 {
+        return 0.0;
+    }
+    let dm = model.width() as f64;
+    // Read and written: twice an element's bytes.
+    let gathered = if micro_batch > 1 {
+        2.0 * gather_bytes * dm
+    } else {
+        0.0
+    };
+    let scattered = 2.0 * 2.0 * dm;
+    // A layer's all-gathers: two each forward pass, two in the backward
+    // (of the output gradients), two more regathered under per-op
+    // checkpointing; its reduce-scatters: two each forward pass, two in
+    // the backward (of the input gradients).
+    let regathers = if op_sac { 2.0 } else { 0.0 };
+    (2.0 * forwards + 2.0 + regathers) * gathered + (2.0 * forwards + 2.0) * scattered
 }
