@@ -379,6 +379,13 @@ pub(crate) struct PracticeArgs {
     /// (4 bytes, the paper's count)
     #[arg(long)]
     pub(crate) cross_entropy: Option<String>,
+    /// How tensor parallelism lays out the activations it shards by
+    /// sequence: batch-first ([batch, sequence, hidden]: PyTorch's DTensor
+    /// plans, torchtitan before August 2026; each sequence-parallel
+    /// collective copies its tensor once more) or tokens (Megatron,
+    /// torchtitan today). Default: the framework's
+    #[arg(long)]
+    pub(crate) activation_layout: Option<String>,
     /// The framework whose memory is counted: megatron-core (default),
     /// megatron-2022, torchtitan, pytorch-fsdp, pytorch (plain AMP) or
     /// deepspeed. It sets the state's formats, the layer's code, dropout,
@@ -475,6 +482,7 @@ impl PracticeArgs {
             head_layers: self.head_layers,
             embedding_layers: self.embedding_layers,
             cross_entropy: self.cross_entropy.clone(),
+            activation_layout: self.activation_layout.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),
             recompute_layers: self.recompute_layers,

@@ -214,7 +214,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 31] = [
+pub(crate) const PRACTICE_ONLY: [&str; 32] = [
     "data",
     "pipe",
     "micro_batch",
@@ -240,6 +240,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 31] = [
     "head_layers",
     "embedding_layers",
     "cross_entropy",
+    "activation_layout",
     "framework",
     "grad_reduce",
     "recompute_layers",

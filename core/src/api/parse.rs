@@ -439,6 +439,17 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
             ))
         })?;
     }
+    if let Some(name) = &r.activation_layout {
+        a.batch_first_layout = match name.trim().to_ascii_lowercase().as_str() {
+            "batch-first" => true,
+            "tokens" => false,
+            _ => {
+                return Err(ApiError(format!(
+                    "unknown activation_layout '{name}': use batch-first or tokens"
+                )))
+            }
+        };
+    }
     if let Some(o) = r.overlap_data {
         a.overlap_data = o;
     }
@@ -510,6 +521,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("head_layers", p.head_layers.is_some()),
         ("embedding_layers", p.embedding_layers.is_some()),
         ("cross_entropy", p.cross_entropy.is_some()),
+        ("activation_layout", p.activation_layout.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),
         ("recompute_layers", p.recompute_layers.is_some()),

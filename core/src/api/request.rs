@@ -246,6 +246,15 @@ pub struct PracticeRequest {
     /// paper's count).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub cross_entropy: Option<String>,
+    /// How tensor parallelism lays out the activations it shards by
+    /// sequence: `batch-first` (`[batch, sequence, hidden]`, sharded on
+    /// dimension 1: PyTorch's DTensor plans, and torchtitan until August
+    /// 2026; each all-gather and reduce-scatter copies its tensor once
+    /// more, `cost::step::layout_copy_bytes_per_token`) or `tokens`
+    /// (sequence- or tokens-first: Megatron, torchtitan since
+    /// pytorch/torchtitan#4121). Default: the framework's.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub activation_layout: Option<String>,
     /// The framework whose memory is counted: `megatron-core` (practice's
     /// default), `megatron-2022`, `torchtitan`, `pytorch-fsdp`, `pytorch`
     /// or `deepspeed` (`cost::framework::Framework`). It sets the state's
@@ -309,6 +318,7 @@ impl Default for PracticeRequest {
             head_layers: None,
             embedding_layers: None,
             cross_entropy: None,
+            activation_layout: None,
             framework: None,
             grad_reduce: None,
             recompute_layers: None,

@@ -509,6 +509,14 @@ pub struct Assumptions {
     /// micro-batch (torchtitan: `reshard_after_forward` off with PP, the
     /// schedule's `set_requires_gradient_sync(False)`).
     pub pipeline_gathers_step: bool,
+    /// Tensor parallelism shards the sequence as dimension 1 of
+    /// `[batch, sequence, hidden]` activations (PyTorch's DTensor plans;
+    /// torchtitan until it folded the batch into the tokens in August
+    /// 2026), so each sequence-parallel collective copies its tensor once
+    /// more ([`crate::cost::step::layout_copy_bytes_per_token`]);
+    /// otherwise activations are sequence-first or tokens-first
+    /// (Megatron, torchtitan today) and gather in place.
+    pub batch_first_layout: bool,
     /// The layers run compiled (`torch.compile`: torchtitan's
     /// `compile.enable`): eager code's extra element-wise kernels fused
     /// away ([`crate::cost::saved::eager_extra_per_token`]).
@@ -588,6 +596,7 @@ impl Assumptions {
         fp8_params: false,
         op_selective: false,
         pipeline_gathers_step: false,
+        batch_first_layout: false,
         compiled: false,
         expandable_segments: true,
     };
@@ -654,6 +663,7 @@ impl Assumptions {
         fp8_params: true,
         op_selective: false,
         pipeline_gathers_step: false,
+        batch_first_layout: false,
         compiled: false,
         expandable_segments: true,
     };

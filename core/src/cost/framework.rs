@@ -120,6 +120,7 @@ impl Framework {
         // (`torchtitan/distributed/fsdp.py`'s reshard policy).
         a.op_selective = self == Self::Torchtitan;
         a.pipeline_gathers_step = self.pipeline_gathers_step();
+        a.batch_first_layout = self.batch_first_sequence_parallel();
         // The attention kernel each ships with ([`AttentionKernel`]):
         // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
         // first (pytorch/torchtitan#1000, March 2025); plain PyTorch's SDPA
@@ -232,18 +233,23 @@ impl Framework {
     }
 
     /// Does its tensor parallelism shard the sequence as dimension 1 of
-    /// `[batch, sequence, hidden]` activations? PyTorch's DTensor plans
-    /// (torchtitan's `SequenceParallel` and `PrepareModuleInput` with
-    /// `Shard(1)`; Hugging Face's `tp_plan` for Accelerate) do, so each
-    /// sequence-parallel all-gather and reduce-scatter, which NCCL runs
-    /// along dimension 0, copies its tensor through memory once more
-    /// ([`crate::cost::step::layout_copy_bytes_per_token`]).
-    /// Megatron's layers, Megatron-DeepSpeed's among them, keep
-    /// activations sequence-first (`[s, b, h]`) and gather along
-    /// dimension 0.
+    /// `[batch, sequence, hidden]` activations
+    /// ([`Assumptions::batch_first_layout`])? PyTorch's DTensor plans do
+    /// (`SequenceParallel` and `PrepareModuleInput` with `Shard(1)`, as
+    /// PyTorch's tensor-parallel tutorial and Hugging Face's `tp_plan`
+    /// apply them), so each sequence-parallel all-gather and
+    /// reduce-scatter, which NCCL runs along dimension 0, copies its tensor
+    /// through memory once more
+    /// ([`crate::cost::step::layout_copy_bytes_per_token`]). torchtitan
+    /// did until it folded the batch into the tokens (`[T, D]`
+    /// activations, sequence parallelism on dimension 0:
+    /// pytorch/torchtitan#4121, August 2026; JSON `activation_layout`
+    /// `batch-first` for its earlier runs). Megatron's layers,
+    /// Megatron-DeepSpeed's among them, keep activations sequence-first
+    /// (`[s, b, h]`) and gather along dimension 0.
     #[must_use]
     pub fn batch_first_sequence_parallel(self) -> bool {
-        matches!(self, Self::Torchtitan | Self::PytorchFsdp | Self::Pytorch)
+        matches!(self, Self::PytorchFsdp | Self::Pytorch)
     }
 
     /// Does its full recomputation stop early? Plain scripts call

@@ -3,14 +3,15 @@
 use super::{json, predicted};
 
 /// One torchtitan step over TP 8 on Meta's 500 W H100s, compiled, FSDP
-/// over `data` ranks with a local batch of `micro` in one micro-batch, and
-/// `knobs` (JSON fields) over it: the evaluation's report.
+/// over `data` ranks with a local batch of `micro` in one micro-batch, its
+/// activations batch-first as in June 2025, and `knobs` (JSON fields) over
+/// it: the evaluation's report.
 fn torchtitan_tp8(model: &str, data: u32, micro: u32, knobs: &str) -> serde_json::Value {
     let r = format!(
         r#"{{ "model": "{model}", "gpu": "h100-96gb-500w", "node_size": 8,
             "network": "infiniband-400", "framework": "torchtitan", "method": "partitioned",
             "zero": "3", "data": {data}, "tensor": 8, "micro_batch": {micro}, "micro_batches": 1,
-            "global_batch": {global}, "compile": true, {knobs} }}"#,
+            "global_batch": {global}, "compile": true, "activation_layout": "batch-first", {knobs} }}"#,
         global = data * micro
     );
     serde_json::from_str(&plan3d_core::api::json::call("evaluate", &r).unwrap()).unwrap()
@@ -160,14 +161,16 @@ fn sequence_sharded_collectives_copy_their_tensor_once_more() {
 
     // End to end: a step's element-wise time grows with the micro-batch
     // only by the gathers' copies: six a layer with full recomputation,
-    // four without.
+    // four without. torchtitan today folds the batch into the tokens
+    // (`[T, D]`, pytorch/torchtitan#4121) and copies nothing, as
+    // Megatron; `activation_layout` `batch-first` runs it as before.
     let elementwise = |framework: &str, recompute: &str, micro: u32| {
         let r = format!(
             r#"{{ "model": "llama-3.1-8b", "gpu": "h100-96gb-500w", "node_size": 8,
-                "network": "infiniband-400", "framework": "{framework}", "method": "partitioned",
+                "network": "infiniband-400", "method": "partitioned",
                 "zero": "3", "data": 8, "tensor": 8, "sequence_parallel": true,
                 "micro_batch": {micro}, "micro_batches": {count}, "global_batch": 16,
-                "recompute": "{recompute}", "compile": true }}"#,
+                "recompute": "{recompute}", "compile": true, {framework} }}"#,
             count = 2 / micro
         );
         let out: serde_json::Value =
@@ -177,9 +180,22 @@ fn sequence_sharded_collectives_copy_their_tensor_once_more() {
     let grown = |framework: &str, recompute: &str| {
         elementwise(framework, recompute, 2) - elementwise(framework, recompute, 1)
     };
-    let (full, none) = (grown("torchtitan", "full"), grown("torchtitan", "none"));
+    let before = r#""framework": "torchtitan", "activation_layout": "batch-first""#;
+    let (full, none) = (grown(before, "full"), grown(before, "none"));
     assert!(none > 0.0);
     assert!((full / none - 1.5).abs() < 1e-9, "{full} {none}");
-    let megatron = grown("megatron-core", "full");
-    assert!(megatron.abs() < 1e-12 * elementwise("megatron-core", "full", 1));
+    for today in [
+        r#""framework": "torchtitan""#,
+        r#""framework": "megatron-core""#,
+        r#""framework": "torchtitan", "activation_layout": "tokens""#,
+    ] {
+        let grown = grown(today, "full");
+        assert!(
+            grown.abs() < 1e-12 * elementwise(today, "full", 1),
+            "{today}"
+        );
+    }
+    // Hugging Face's DTensor plans shard `[batch, sequence, hidden]`.
+    let hf = grown(r#""framework": "pytorch-fsdp""#, "full");
+    assert!((hf / full - 1.0).abs() < 1e-9, "{hf} {full}");
 }

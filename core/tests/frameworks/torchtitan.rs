@@ -115,9 +115,13 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
     } else {
         1
     };
+    // Every row ran before torchtitan folded the batch into the tokens
+    // (pytorch/torchtitan#4121, August 2026): its tensor parallelism
+    // sharded `[batch, sequence, hidden]` activations on dimension 1.
     let request = format!(
         r#"{{ {m}, "seq_len": {seq}, "gpu": "{gpu}"{memory}, "node_size": 8, "network": "infiniband-400",
             "method": "partitioned", "zero": "3", "framework": "torchtitan", "precision": "{precision}",
+            "activation_layout": "batch-first",
             "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
             "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
             "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},

@@ -265,7 +265,7 @@ pub fn step_time_shaped(
     // more ([`layout_copy_bytes_per_token`]), at the memory-bound
     // kernels' fraction of the bandwidth.
     let layer_traffic = layer_traffic
-        + if a.framework.batch_first_sequence_parallel() && cfg.sequence_parallel {
+        + if a.batch_first_layout && cfg.sequence_parallel {
             let op_sac = cfg.activation == ActivationModel::Selective && a.op_selective;
             let gather_bytes = if torchao { 1.0 } else { 2.0 };
             tensor::layout_copy_bytes_per_token(

@@ -229,10 +229,10 @@ pub(crate) fn exposed_per_layer(
 
 /// Bytes per token of a micro-batch (the whole sequence's tokens, before
 /// the tensor split) that a layer's sequence-parallel collectives copy
-/// through memory where the framework shards the sequence as dimension 1
-/// of `[batch, sequence, hidden]` activations
-/// ([`crate::cost::framework::Framework::batch_first_sequence_parallel`]),
-/// read and written once each.
+/// through memory where tensor parallelism shards the sequence as
+/// dimension 1 of `[batch, sequence, hidden]` activations
+/// ([`crate::cost::assumptions::Assumptions::batch_first_layout`]), read
+/// and written once each.
 ///
 /// NCCL gathers and scatters along dimension 0, so PyTorch's functional
 /// collectives re-lay the tensor around each one
@@ -244,8 +244,9 @@ pub(crate) fn exposed_per_layer(
 /// `scatter_dim = 1` first copies its whole input into `cat(chunk(x, t,
 /// dim=1))`, at any batch. torchtitan measured the two copies of a
 /// feed-forward block at 0.18 ms of its 3 ms at 8 K tokens on an H100
-/// (pytorch/torchtitan#437, whose fold to `[b·s, h]` did not land).
-/// Megatron keeps activations sequence-first and copies nothing.
+/// (pytorch/torchtitan#437; it folded the batch into the tokens in
+/// August 2026, #4121). Megatron keeps activations sequence-first and
+/// copies nothing.
 ///
 /// PyTorch's async TP moves the same tensors: its fused ops take the
 /// shard with the gathered dimension first and return the gathered input
