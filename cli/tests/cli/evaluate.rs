@@ -343,3 +343,38 @@ fn evaluating_the_planned_layout_gives_the_plan() {
     assert!((f(&e, "step_seconds") / f(&p, "step_seconds") - 1.0).abs() < 1e-9);
     assert_eq!(e["memory"]["peak_bytes"], p["memory"]["peak_bytes"]);
 }
+
+/// `--activation-layout batch-first` times tensor parallelism over
+/// `[batch, sequence, hidden]` activations, as torchtitan ran it before
+/// folding the batch into the tokens: each sequence-parallel collective
+/// copies its tensor once more, element-wise work the step pays. Today's
+/// torchtitan (`tokens`, its default) copies nothing; a bad layout is
+/// refused by name.
+#[test]
+fn a_batch_first_layout_pays_its_copies() {
+    let base = "evaluate --model llama-3.1-8b --gpu h100-96gb-500w --node-size 8 \
+                --framework torchtitan --data 8 --tensor 8 --micro-batch 12 --batch 96 \
+                --recompute selective --compile";
+    let today = json_words(base);
+    let before = json_words(&format!("{base} --activation-layout batch-first"));
+    let tokens = json_words(&format!("{base} --activation-layout tokens"));
+    assert_eq!(f(&today, "step_seconds"), f(&tokens, "step_seconds"));
+    let extra = f(&before, "step.elementwise") - f(&today, "step.elementwise");
+    assert!(extra > 0.0, "{extra}");
+    assert!(
+        (f(&before, "step_seconds") - f(&today, "step_seconds") - extra).abs() < 1e-9,
+        "only the element-wise work grows"
+    );
+    assert_errors(&[(
+        &[
+            "evaluate",
+            "--model",
+            "llama-3.1-8b",
+            "--framework",
+            "torchtitan",
+            "--activation-layout",
+            "sideways",
+        ],
+        "unknown activation_layout 'sideways': use batch-first or tokens",
+    )]);
+}
