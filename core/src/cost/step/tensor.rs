@@ -120,19 +120,6 @@ pub(crate) fn micro_pipelined_layer(
     ) + recomputed
 }
 
-/// Does PyTorch's async TP run this layer's collectives
-/// ([`micro_pipelined_layer`]): asked for (`overlap_tensor`) under a
-/// framework that runs it, on a dense layer split over tensor ranks? (The
-/// page cannot turn async TP on: its torchtitan and pytorch presets leave
-/// it off, so its build leaves this out.)
-pub(crate) fn micro_pipelined_tp(model: &ModelShape, cfg: &Config, a: &Assumptions) -> bool {
-    cfg!(feature = "knobs")
-        && a.overlap_tensor
-        && a.framework.micro_pipelined_tensor_overlap()
-        && model.experts.is_none()
-        && cfg.tensor > 1
-}
-
 /// Seconds a layer's tensor-parallel collectives stay exposed per
 /// micro-batch of `tokens` tokens a GPU: all of them without overlap, what
 /// PyTorch's async TP leaves ([`micro_pipelined_layer`]) under torchtitan
@@ -209,7 +196,13 @@ pub(crate) fn exposed_per_layer(
     let tensor_comm = collectives * (gather + scatter) + gathers;
     if !a.overlap_tensor {
         tensor_comm
-    } else if micro_pipelined_tp(model, cfg, a) {
+    } else if cfg!(feature = "knobs")
+        && a.framework.micro_pipelined_tensor_overlap()
+        && model.experts.is_none()
+        && t > 1.0
+    {
+        // (The page cannot turn async TP on: its torchtitan and pytorch
+        // presets leave it off, so its build leaves this out.)
         if cfg.sequence_parallel {
             micro_pipelined_layer(
                 model,
