@@ -386,6 +386,13 @@ pub(crate) struct PracticeArgs {
     /// torchtitan today). Default: the framework's
     #[arg(long)]
     pub(crate) activation_layout: Option<String>,
+    /// How the layer's RMSNorms run: fused (one kernel: Transformer
+    /// Engine, Liger-Kernel, nn.RMSNorm since PyTorch 2.9) or unfused (op
+    /// by op in fp32: Hugging Face's LlamaRMSNorm, torchtitan before March
+    /// 2025, nn.RMSNorm before PyTorch 2.9; uncompiled it moves and keeps
+    /// more). Default: the framework's
+    #[arg(long)]
+    pub(crate) norm_kernel: Option<String>,
     /// The framework whose memory is counted: megatron-core (default),
     /// megatron-2022, torchtitan, pytorch-fsdp, pytorch (plain AMP) or
     /// deepspeed. It sets the state's formats, the layer's code, dropout,
@@ -483,6 +490,7 @@ impl PracticeArgs {
             embedding_layers: self.embedding_layers,
             cross_entropy: self.cross_entropy.clone(),
             activation_layout: self.activation_layout.clone(),
+            norm_kernel: self.norm_kernel.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),
             recompute_layers: self.recompute_layers,

@@ -450,6 +450,19 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
             }
         };
     }
+    // A knob the page cannot set: its parsing stays out of the page.
+    #[cfg(feature = "knobs")]
+    if let Some(name) = &r.norm_kernel {
+        a.unfused_norm = match name.trim().to_ascii_lowercase().as_str() {
+            "fused" => false,
+            "unfused" => true,
+            _ => {
+                return Err(ApiError(format!(
+                    "unknown norm_kernel '{name}': use fused or unfused"
+                )))
+            }
+        };
+    }
     if let Some(o) = r.overlap_data {
         a.overlap_data = o;
     }
@@ -522,6 +535,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("embedding_layers", p.embedding_layers.is_some()),
         ("cross_entropy", p.cross_entropy.is_some()),
         ("activation_layout", p.activation_layout.is_some()),
+        ("norm_kernel", p.norm_kernel.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),
         ("recompute_layers", p.recompute_layers.is_some()),

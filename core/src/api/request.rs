@@ -255,6 +255,14 @@ pub struct PracticeRequest {
     /// pytorch/torchtitan#4121). Default: the framework's.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub activation_layout: Option<String>,
+    /// How the layer's RMSNorms run: `fused` (one kernel each way:
+    /// Transformer Engine's, Liger-Kernel's, `nn.RMSNorm` since PyTorch
+    /// 2.9) or `unfused` (op by op in fp32: Hugging Face's `LlamaRMSNorm`,
+    /// torchtitan's before March 2025, `nn.RMSNorm` before PyTorch 2.9),
+    /// which moves more and keeps more where the layer is not compiled
+    /// (`cost::saved::eager_extra_per_token`). Default: the framework's.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub norm_kernel: Option<String>,
     /// The framework whose memory is counted: `megatron-core` (practice's
     /// default), `megatron-2022`, `torchtitan`, `pytorch-fsdp`, `pytorch`
     /// or `deepspeed` (`cost::framework::Framework`). It sets the state's
@@ -319,6 +327,7 @@ impl Default for PracticeRequest {
             embedding_layers: None,
             cross_entropy: None,
             activation_layout: None,
+            norm_kernel: None,
             framework: None,
             grad_reduce: None,
             recompute_layers: None,

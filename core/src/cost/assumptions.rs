@@ -517,6 +517,13 @@ pub struct Assumptions {
     /// otherwise activations are sequence-first or tokens-first
     /// (Megatron, torchtitan today) and gather in place.
     pub batch_first_layout: bool,
+    /// The layer's RMSNorms run unfused, op by op in fp32 (Hugging Face's
+    /// `LlamaRMSNorm`; torchtitan's before March 2025 and `nn.RMSNorm`
+    /// before PyTorch 2.9): their extra kernels
+    /// ([`crate::cost::saved::eager_extra_per_token`]) and what autograd
+    /// keeps of them ([`crate::cost::saved::unfused_norm_saved`]), where
+    /// the layer is not compiled and its norms are PyTorch code.
+    pub unfused_norm: bool,
     /// The layers run compiled (`torch.compile`: torchtitan's
     /// `compile.enable`): eager code's extra element-wise kernels fused
     /// away ([`crate::cost::saved::eager_extra_per_token`]).
@@ -597,6 +604,7 @@ impl Assumptions {
         op_selective: false,
         pipeline_gathers_step: false,
         batch_first_layout: false,
+        unfused_norm: false,
         compiled: false,
         expandable_segments: true,
     };
@@ -664,6 +672,7 @@ impl Assumptions {
         op_selective: false,
         pipeline_gathers_step: false,
         batch_first_layout: false,
+        unfused_norm: false,
         compiled: false,
         expandable_segments: true,
     };

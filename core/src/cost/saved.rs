@@ -110,6 +110,23 @@ impl LayerCode {
         matches!(self, Self::HfLlama | Self::Torchtitan)
     }
 
+    /// Whether this code's norms are RMSNorms written in PyTorch, which run
+    /// op by op unless fused ([`eager_extra_per_token`]): Hugging Face's
+    /// `LlamaRMSNorm`, torchtitan's, and the plain layer's `nn.RMSNorm`
+    /// in a Llama-shaped model (gated, no biases: `measure_steps.py`'s
+    /// `llama` block). Otherwise the plain layer runs `nn.LayerNorm`, one
+    /// kernel (GPT's, and llm-foundry's MPT, whose low-precision
+    /// LayerNorm has no biases either). Transformer Engine's and
+    /// Megatron's norms are fused.
+    #[must_use]
+    pub fn torch_rms_norm(self, model: &ModelShape) -> bool {
+        match self {
+            Self::HfLlama | Self::Torchtitan => true,
+            Self::Plain => model.gated_mlp && !model.biases,
+            _ => false,
+        }
+    }
+
     /// Every code.
     pub const ALL: [Self; 6] = [
         Self::Megatron2022,
@@ -341,30 +358,64 @@ pub const EAGER_HF_RMSNORM: f64 = 52.8;
 pub const EAGER_ROPE: f64 = 42.6;
 
 /// The element-wise bytes per token of one layer's forward pass that
-/// eager code moves beyond fused or compiled kernels, as (replicated, per
-/// unit of d_m; split over the tensor ranks): Hugging Face's two fp32
-/// RMSNorms ([`EAGER_HF_RMSNORM`]) and the rotary embedding of Hugging
-/// Face's and torchtitan's Llama code ([`EAGER_ROPE`] on q and k; on the
-/// rotary part of latent attention's). Transformer Engine's layer,
-/// Megatron's and the plain layer (`nn.RMSNorm`, one kernel since PyTorch
-/// 2.9's fused `_fused_rms_norm`, pytorch/pytorch#153666; no rotary) add
-/// none, and neither does code compiled with `torch.compile`
-/// (`compiled`); torchtitan's `nn.RMSNorm` is taken as today's fused one
-/// (runs on an older PyTorch paid more). The element-wise traffic fitted
-/// on Megatron's runs covers the rest.
+/// eager code moves beyond fused or compiled kernels, as (replicated;
+/// split over the tensor ranks): two unfused RMSNorms
+/// ([`EAGER_HF_RMSNORM`] a d_m element each, where `unfused_norm` and the
+/// code's norm is PyTorch code: [`LayerCode::torch_rms_norm`]) and the
+/// rotary embedding of Hugging Face's and torchtitan's Llama code
+/// ([`EAGER_ROPE`] on q and k; on the rotary part of latent attention's).
+/// Transformer Engine's layer and Megatron's add none, and neither does
+/// code compiled with `torch.compile` (`compiled`). Unfused is Hugging
+/// Face's `LlamaRMSNorm`, torchtitan's own RMSNorm before it took
+/// `nn.RMSNorm` (pytorch/torchtitan#985, March 2025), and `nn.RMSNorm`
+/// itself before PyTorch 2.9 (a composite of the same ops in ATen's
+/// `rms_norm`; one kernel since `_fused_rms_norm`, pytorch/pytorch#153666).
+/// The element-wise traffic fitted on Megatron's runs covers the rest.
 #[must_use]
-pub fn eager_extra_per_token(model: &ModelShape, code: LayerCode, compiled: bool) -> (f64, f64) {
+pub fn eager_extra_per_token(
+    model: &ModelShape,
+    code: LayerCode,
+    compiled: bool,
+    unfused_norm: bool,
+) -> (f64, f64) {
     if compiled {
         return (0.0, 0.0);
     }
+    let norms = if unfused_norm && code.torch_rms_norm(model) {
+        2.0 * EAGER_HF_RMSNORM * model.width() as f64
+    } else {
+        0.0
+    };
     let rope = match model.latent {
         None => model.attention_width() as f64 + model.kv_width(),
         Some(l) => f64::from(l.heads + 1) * f64::from(l.rope),
     };
     match code {
-        LayerCode::HfLlama => (2.0 * EAGER_HF_RMSNORM, EAGER_ROPE * rope),
-        LayerCode::Torchtitan => (0.0, EAGER_ROPE * rope),
-        _ => (0.0, 0.0),
+        LayerCode::HfLlama | LayerCode::Torchtitan => (norms, EAGER_ROPE * rope),
+        _ => (norms, 0.0),
+    }
+}
+
+/// What an unfused RMSNorm keeps beyond a fused one, per unit of d_m and
+/// layer, replicated ([`LayerCode::saved`] counts each code with its usual
+/// norm: Hugging Face's unfused, the others fused): autograd keeps the
+/// fp32 normalized tensor for the weight's product (4 bytes a norm, where
+/// a fused kernel keeps its input and a statistic per row), and where the
+/// input is bf16 its fp32 upcast in place of it (2 more) and the
+/// normalized cast back (2 less than the upcast's 4, as the weight's
+/// product keeps it): 8·d_m a layer of two norms either way. Hugging
+/// Face's `LlamaRMSNorm` fused (Liger-Kernel's) keeps 8·d_m less; an
+/// unfused norm in torchtitan's or the plain layer 8·d_m more.
+#[must_use]
+pub fn unfused_norm_saved(model: &ModelShape, code: LayerCode, unfused_norm: bool) -> f64 {
+    match (
+        code.torch_rms_norm(model),
+        code == LayerCode::HfLlama,
+        unfused_norm,
+    ) {
+        (true, true, false) => -8.0,
+        (true, false, true) => 8.0,
+        _ => 0.0,
     }
 }
 

@@ -115,13 +115,24 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
     } else {
         1
     };
+    // The RMSNorm each row ran: torchtitan's own fp32 one op by op
+    // (`norm_type = "rmsnorm"` in the configs, `torchtitan/models/norms.py`
+    // at 9dec370) until it took `nn.RMSNorm` (pytorch/torchtitan#985, March
+    // 2025), itself a composite of the same ops before PyTorch 2.9; the
+    // Llama 2 13B rows' config asked for the fused Triton kernel
+    // (`norm_type = "fused_rmsnorm"`, `llama2_13b.toml` at 157a12c5).
+    let norm = if r["model"].as_str()?.starts_with("Llama 2 13B") {
+        "fused"
+    } else {
+        "unfused"
+    };
     // Every row ran before torchtitan folded the batch into the tokens
     // (pytorch/torchtitan#4121, August 2026): its tensor parallelism
     // sharded `[batch, sequence, hidden]` activations on dimension 1.
     let request = format!(
         r#"{{ {m}, "seq_len": {seq}, "gpu": "{gpu}"{memory}, "node_size": 8, "network": "infiniband-400",
             "method": "partitioned", "zero": "3", "framework": "torchtitan", "precision": "{precision}",
-            "activation_layout": "batch-first",
+            "activation_layout": "batch-first", "norm_kernel": "{norm}",
             "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
             "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
             "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},
@@ -138,7 +149,9 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 ///
 /// * the A100 rows (FlashAttention-2, the kernel every framework ran
 ///   there; Llama 2 13B and 70B, Llama 3 8B and 70B on 64 GPUs, no,
-///   selective and full checkpointing): median ≤ 5 %, worst ≤ 15 %;
+///   selective and full checkpointing): median ≤ 5 %, worst ≤ 12 %
+///   (measured 3.2 and 9.6 %; the worst 13.8 % before the unfused
+///   RMSNorm of Llama 3 and Llama 2 70B's runs was charged);
 /// * the H200 rows (float8, compiled, the loss too, 32 and 64 GPUs):
 ///   within 15 %;
 /// * the H100 rows ran on Meta's 500 W parts with 2.4 TB/s HBM2e (the
@@ -149,8 +162,9 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 ///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
 ///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
 ///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 10 %
-///   (measured 8.9 %; 10.2 % before the sequence-sharded collectives'
-///   copies were charged, 13.3 % before per-op checkpointing's regathered
+///   (measured 8.2 %; 8.9 % before the rows' unfused RMSNorm was
+///   charged, 10.2 % before the sequence-sharded collectives' copies
+///   were, 13.3 % before per-op checkpointing's regathered
 ///   tensor inputs were; 29 % at the 700 W preset's clock and
 ///   bandwidth), worst ≤ 45 % (context parallelism at 4 and 8 ranks, not
 ///   matched);
@@ -205,7 +219,7 @@ fn torchtitan_published_throughput() {
         100.0 * worst(&a100),
         100.0 * worst(&h200),
     );
-    assert!(median(abs(&a100)) < 0.05 && worst(&a100) < 0.15);
+    assert!(median(abs(&a100)) < 0.05 && worst(&a100) < 0.12);
     // +11.9 and +13.9 % (+15.3 and +17.3 % at stop 49; +13.5 and +15.5
     // with the loss eager, before torchtitan's compiled loss was counted:
     // 4 bytes a logit kept, 6 moved, where eager keeps 12 and moves 48).

@@ -76,7 +76,17 @@ pub fn saved_per_token(model: &ModelShape, a: &Assumptions) -> (f64, f64, f64) {
             a.flash_attention,
         );
     }
-    crate::cost::saved::per_token(model, code, a.weight_casts, a.dropout, a.flash_attention)
+    let (rep, split, scores) =
+        crate::cost::saved::per_token(model, code, a.weight_casts, a.dropout, a.flash_attention);
+    // The norms as they run: an unfused RMSNorm keeps more than a fused
+    // one. The page cannot set the kernel, and each preset's own keeps
+    // what its code counts (0): that code stays out of the page.
+    let norms = if cfg!(feature = "knobs") {
+        crate::cost::saved::unfused_norm_saved(model, code, a.unfused_norm)
+    } else {
+        0.0
+    };
+    (rep + norms * model.width() as f64, split, scores)
 }
 
 /// Activation bytes per token one layer keeps per micro-batch on one GPU,

@@ -184,14 +184,18 @@ pub fn step_time_shaped(
             )
         }
     };
-    // Eager code's extra element-wise kernels (Hugging Face's fp32
-    // RMSNorm, the rotary embedding): each forward pass, and twice that
-    // in the backward (autograd runs about two kernels for each one),
-    // as measured against the same ops compiled.
+    // Eager code's extra element-wise kernels (unfused fp32 RMSNorms, the
+    // rotary embedding): each forward pass, and twice that in the
+    // backward (autograd runs about two kernels for each one), as
+    // measured against the same ops compiled.
     let code = crate::cost::framework::Framework::code_for(a.layer_code, model.gated_mlp);
     let layer_traffic = layer_traffic + {
-        let (rep_x, split_x) =
-            crate::cost::saved::eager_extra_per_token(model, code, a.compiled_layers());
+        let (rep_x, split_x) = crate::cost::saved::eager_extra_per_token(
+            model,
+            code,
+            a.compiled_layers(),
+            a.unfused_norm,
+        );
         (rep_x / t_sp + split_x / t) * tokens * (forwards + 2.0)
     };
     // Compiled, the plain layer's fp32 residual stream under autocast
