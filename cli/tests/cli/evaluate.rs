@@ -378,3 +378,50 @@ fn a_batch_first_layout_pays_its_copies() {
         "unknown activation_layout 'sideways': use batch-first or tokens",
     )]);
 }
+
+/// `--norm-kernel unfused` runs the RMSNorms op by op in fp32, as
+/// torchtitan's own norm did before March 2025 and Hugging Face's does:
+/// uncompiled, each of a layer's two norms moves 52.8 bytes a d_m element
+/// more a pass (forward, and twice that backward) at the memory's full
+/// bandwidth, and autograd keeps 8·d_m a layer more. By hand for Llama
+/// 3.1 8B (d_m 4 096, 32 layers) at one 8 192-token sequence on a 500 W
+/// H100 (2.4 TB/s), no recomputation: 2 · 52.8 · 4 096 · 8 192 · 32 · 3
+/// bytes, 0.1417 s, and 8 · 4 096 · 8 192 · 32 bytes, 8 GiB. Today's
+/// torchtitan (`fused`, its default) pays neither; compiled, neither
+/// either; a bad kernel is refused by name.
+#[test]
+fn an_unfused_rmsnorm_pays_its_kernels_and_keeps_more() {
+    let base = "evaluate --model llama-3.1-8b --gpu h100-96gb-500w --node-size 8 \
+                --framework torchtitan --data 8 --micro-batch 1 --batch 8 --recompute none";
+    let today = json_words(base);
+    let fused = json_words(&format!("{base} --norm-kernel fused"));
+    let unfused = json_words(&format!("{base} --norm-kernel unfused"));
+    assert_eq!(f(&today, "step_seconds"), f(&fused, "step_seconds"));
+    let extra = f(&unfused, "step.elementwise") - f(&today, "step.elementwise");
+    let by_hand = 2.0 * 52.8 * 4096.0 * 8192.0 * 32.0 * 3.0 / 2.4e12;
+    assert!((extra / by_hand - 1.0).abs() < 1e-9, "{extra} {by_hand}");
+    assert!(
+        (f(&unfused, "step_seconds") - f(&today, "step_seconds") - extra).abs() < 1e-9,
+        "only the element-wise work grows"
+    );
+    let kept = f(&unfused, "memory.activations") - f(&today, "memory.activations");
+    assert!((kept - 8.0 * 4096.0 * 8192.0 * 32.0).abs() < 1.0, "{kept}");
+    let compiled = json_words(&format!("{base} --compile"));
+    let compiled_unfused = json_words(&format!("{base} --compile --norm-kernel unfused"));
+    assert_eq!(
+        f(&compiled, "step_seconds"),
+        f(&compiled_unfused, "step_seconds")
+    );
+    assert_errors(&[(
+        &[
+            "evaluate",
+            "--model",
+            "llama-3.1-8b",
+            "--framework",
+            "torchtitan",
+            "--norm-kernel",
+            "apex",
+        ],
+        "unknown norm_kernel 'apex': use fused or unfused",
+    )]);
+}
