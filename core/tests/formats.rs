@@ -54,7 +54,8 @@ fn step(gpu: hardware::Gpu, c: Compute) -> Result<f64, Error> {
 /// and the two normalized inputs fused (2 × 4 096); backward, every
 /// GEMM's output gradient (6 144 + 2 × 14 336 + 2 × 4 096). Delayed
 /// scaling: 3, 1 and 3 bytes an element; current scaling 5 each; block
-/// scales 4, 2, 4.
+/// scales 4, 2, 4. Where float8 tensor parallelism casts the shards it
+/// gathers (torchao's), the d_m-wide tensors cost 1/t of a cast each.
 #[test]
 fn casts_by_recipe_by_hand() {
     let m = model::LLAMA_3_1_8B;
@@ -70,13 +71,28 @@ fn casts_by_recipe_by_hand() {
         (Compute::Mxfp8, (4.0, 2.0, 4.0)),
         (Compute::Bf16, (0.0, 0.0, 0.0)),
     ] {
-        let (fwd, bwd) = fp8_casts(&m, 1.0, c.cast_bytes());
+        let (fwd, bwd) = fp8_casts(&m, 1.0, c.cast_bytes(), None);
         assert_eq!(fwd, u * unfused + f * fused, "{}", c.name());
         assert_eq!(bwd, g * grads, "{}", c.name());
     }
     // Over 2 tensor ranks the GEMMs' own inputs halve, the norms' do not.
-    let (fwd, _) = fp8_casts(&m, 2.0, Compute::Fp8.cast_bytes());
+    let (fwd, _) = fp8_casts(&m, 2.0, Compute::Fp8.cast_bytes(), None);
     assert_eq!(fwd, 3.0 * unfused / 2.0 + fused);
+    // torchao's float8 tensor parallelism over 8 ranks (compiled current
+    // scaling, 5 bytes a cast, and the 2-byte copy into `_scaled_mm`'s
+    // layout): the norms' outputs and the output projections' gradients
+    // are cast on their sequence shards, 5/8, and copied whole, 2; the
+    // GEMMs' own inputs and the other gradients are split already.
+    let (fwd, bwd) = fp8_casts(&m, 8.0, (7.0, 7.0, 7.0), Some((8.0, 2.0)));
+    let wide = 2.0 * 4096.0;
+    assert!((fwd - (7.0 * unfused / 8.0 + (5.0 / 8.0 + 2.0) * wide)).abs() < 1e-9);
+    let split_grads = 6144.0 + 2.0 * 14336.0;
+    assert!((bwd - (7.0 * split_grads / 8.0 + (5.0 / 8.0 + 2.0) * wide)).abs() < 1e-9);
+    // On one rank nothing is gathered: the same bytes as cast whole.
+    assert_eq!(
+        fp8_casts(&m, 1.0, (7.0, 7.0, 7.0), Some((1.0, 2.0))),
+        fp8_casts(&m, 1.0, (7.0, 7.0, 7.0), None)
+    );
 }
 
 /// Where each format runs: MXFP8 needs Blackwell's block-scaled tensor

@@ -259,7 +259,12 @@ pub fn step_time_shaped(
             } else {
                 (a.compute.cast_bytes(), 0.0)
             };
-            let (fwd, bwd) = fp8_casts(model, t, bytes);
+            // torchao's float8 tensor parallelism casts the sequence
+            // shards it gathers (the same condition as its float8
+            // gathers in `tensor::exposed_per_layer`), then copies the
+            // gathered tensor into `_scaled_mm`'s layout.
+            let gathered = (torchao && cfg.sequence_parallel && t > 1.0).then_some((t, 2.0));
+            let (fwd, bwd) = fp8_casts(model, t, bytes, gathered);
             ((forwards * fwd + bwd) * tokens + weights) / memory
         } else {
             0.0

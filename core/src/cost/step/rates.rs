@@ -69,11 +69,22 @@ pub fn linear_format(hw: &Hardware, a: &Assumptions) -> kernels::Format {
 /// cast); backward, every GEMM's output gradient cast and transposed, 3
 /// bytes. A mixture's routed experts count their k copies. FP8 weights
 /// (`fp8_params`) need no cast.
+///
+/// `gathered`: where float8 tensor parallelism casts before its
+/// sequence-parallel all-gathers (torchao's `Float8ColwiseParallel` and
+/// `PrepareFloat8ModuleInput` cast each rank's sequence shard of the
+/// normalized inputs, its `Float8RowwiseParallel` the shards of the
+/// output projections' gradients, then gather float8), the sequence-
+/// parallel degree and the bytes an element still moved on the gathered
+/// tensor (its copy into `torch._scaled_mm`'s layout): those d_m-wide
+/// tensors, 2·d_m forward and 2·d_m backward, are cast on 1/t of their
+/// elements. `None`: cast whole, after any gather.
 #[must_use]
 pub fn fp8_casts(
     model: &ModelShape,
     tensor: f64,
     (unfused, fused, gradient): (f64, f64, f64),
+    gathered: Option<(f64, f64)>,
 ) -> (f64, f64) {
     let t = tensor.max(1.0);
     let dm = model.width() as f64;
@@ -88,9 +99,18 @@ pub fn fp8_casts(
         None => f64::from(model.ffn),
     };
     let gate = if model.gated_mlp { 2.0 } else { 1.0 };
+    // The d_m-wide tensors' bytes an element: cast whole, or cast on a
+    // shard and copied whole.
+    let (wide_fused, wide_gradient) = match gathered {
+        Some((t_sp, copy)) => (
+            (fused - copy) / t_sp.max(1.0) + copy,
+            (gradient - copy) / t_sp.max(1.0) + copy,
+        ),
+        None => (fused, gradient),
+    };
     (
-        unfused * (attn + ffn) / t + fused * 2.0 * dm,
-        gradient * ((qkv + gate * ffn) / t + 2.0 * dm),
+        unfused * (attn + ffn) / t + wide_fused * 2.0 * dm,
+        gradient * (qkv + gate * ffn) / t + wide_gradient * 2.0 * dm,
     )
 }
 
