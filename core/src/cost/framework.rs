@@ -123,7 +123,9 @@ impl Framework {
         a.batch_first_layout = self.batch_first_sequence_parallel();
         // The attention kernel each ships with ([`AttentionKernel`]):
         // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
-        // first (pytorch/torchtitan#1000, March 2025); plain PyTorch's SDPA
+        // first on every GPU (pytorch/torchtitan#1776, October 2025: on
+        // B200 alone from May 2025, #1196, and FlashAttention-2 first on
+        // Hopper until then); plain PyTorch's SDPA
         // default from 2.11 on Hopper and Blackwell; the `flash-attn` 2
         // package under Hugging Face's `flash_attention_2`, llm-foundry and
         // Megatron-DeepSpeed (and Megatron-LM's `--use-flash-attn` of

@@ -92,9 +92,10 @@ use crate::hardware::Gpu;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AttentionKernel {
     /// cuDNN's fused attention or FlashAttention-3: Transformer Engine's
-    /// choice on Hopper and Blackwell, torchtitan's since March 2025
-    /// (`sdpa_kernel([CUDNN_ATTENTION, FLASH_ATTENTION, …],
-    /// set_priority=True)`, pytorch/torchtitan#1000), PyTorch ≥ 2.11's
+    /// choice on Hopper and Blackwell, torchtitan's on every GPU since
+    /// October 2025 (`sdpa_kernel([CUDNN_ATTENTION, FLASH_ATTENTION, …],
+    /// set_priority=True)`, pytorch/torchtitan#1776; on B200 alone from
+    /// May 2025, #1196, FlashAttention-2 first on Hopper), PyTorch ≥ 2.11's
     /// SDPA default there (`check_prefer_cudnn_attention`, once the wheel's
     /// cuDNN passes 9.15).
     #[default]

@@ -2,8 +2,9 @@
 //! throughput (`calibration/published/torchtitan.json`: pytorch/torchtitan's
 //! `docs/performance.md` and `benchmarks/`, copied row by row): the
 //! attention kernel it shipped with at the time (FlashAttention-2 through
-//! PyTorch's SDPA until torchtitan preferred cuDNN's, pytorch/torchtitan#1000
-//! of March 2025), its per-op selective checkpointing, tensor parallelism
+//! PyTorch's SDPA on Hopper until torchtitan preferred cuDNN's on every GPU,
+//! pytorch/torchtitan#1776 of October 2025), its per-op selective
+//! checkpointing, tensor parallelism
 //! without overlap unless async TP is on, eager or compiled; and the
 //! methods each framework ships, which the plan shown keeps to.
 
