@@ -333,7 +333,7 @@ pub(crate) struct PracticeArgs {
     pub(crate) default_allocator: bool,
     /// Attention kernels: flash (the framework's FlashAttention kernel,
     /// practice's default), cudnn or fa3 (cuDNN's fused attention,
-    /// FlashAttention-3's class: Transformer Engine, torchtitan since March
+    /// FlashAttention-3's class: Transformer Engine, torchtitan since October
     /// 2025, PyTorch 2.11's SDPA on Hopper and Blackwell), fa2
     /// (FlashAttention-2: flash-attn 2, Hugging Face, llm-foundry,
     /// DeepSpeed, PyTorch's SDPA before 2.11; about half cuDNN's rate on
@@ -386,6 +386,16 @@ pub(crate) struct PracticeArgs {
     /// torchtitan today). Default: the framework's
     #[arg(long)]
     pub(crate) activation_layout: Option<String>,
+    /// Full recomputation stops early, before each layer's down projection
+    /// and its tensor-parallel reduction (PyTorch's non-reentrant
+    /// checkpoint by default: the pytorch and pytorch-fsdp presets, and
+    /// torchtitan before August 2025)
+    #[arg(long, conflicts_with = "no_checkpoint_early_stop")]
+    pub(crate) checkpoint_early_stop: bool,
+    /// Full recomputation runs the whole forward again (Megatron,
+    /// DeepSpeed, torchtitan since August 2025)
+    #[arg(long)]
+    pub(crate) no_checkpoint_early_stop: bool,
     /// How the layer's RMSNorms run: fused (one kernel: Transformer
     /// Engine, Liger-Kernel, nn.RMSNorm since PyTorch 2.9) or unfused (op
     /// by op in fp32: Hugging Face's LlamaRMSNorm, torchtitan before March
@@ -490,6 +500,11 @@ impl PracticeArgs {
             embedding_layers: self.embedding_layers,
             cross_entropy: self.cross_entropy.clone(),
             activation_layout: self.activation_layout.clone(),
+            checkpoint_early_stop: if self.checkpoint_early_stop {
+                Some(true)
+            } else {
+                self.no_checkpoint_early_stop.then_some(false)
+            },
             norm_kernel: self.norm_kernel.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),

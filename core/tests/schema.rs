@@ -204,6 +204,7 @@ proptest! {
                 embedding_layers: v.filter(|&x| x == 3).map(|_| 1),
                 cross_entropy: v.filter(|&x| x == 2).map(|_| "eager".into()),
                 activation_layout: v.filter(|&x| x == 3).map(|_| "batch-first".into()),
+                checkpoint_early_stop: v.filter(|&x| x == 3).map(|_| true),
                 norm_kernel: v.filter(|&x| x == 3).map(|_| "unfused".into()),
                 framework: v.filter(|&x| x == 1).map(|_| "pytorch".into()),
                 grad_reduce: v.filter(|&x| x == 3).map(|_| "bf16".into()),

@@ -214,7 +214,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 33] = [
+pub(crate) const PRACTICE_ONLY: [&str; 34] = [
     "data",
     "pipe",
     "micro_batch",
@@ -241,6 +241,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 33] = [
     "embedding_layers",
     "cross_entropy",
     "activation_layout",
+    "checkpoint_early_stop",
     "norm_kernel",
     "framework",
     "grad_reduce",

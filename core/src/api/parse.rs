@@ -450,7 +450,11 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
             }
         };
     }
-    // A knob the page cannot set: its parsing stays out of the page.
+    // Knobs the page cannot set: their parsing stays out of the page.
+    #[cfg(feature = "knobs")]
+    if let Some(e) = r.checkpoint_early_stop {
+        a.checkpoint_early_stop = e;
+    }
     #[cfg(feature = "knobs")]
     if let Some(name) = &r.norm_kernel {
         a.unfused_norm = match name.trim().to_ascii_lowercase().as_str() {
@@ -535,6 +539,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("embedding_layers", p.embedding_layers.is_some()),
         ("cross_entropy", p.cross_entropy.is_some()),
         ("activation_layout", p.activation_layout.is_some()),
+        ("checkpoint_early_stop", p.checkpoint_early_stop.is_some()),
         ("norm_kernel", p.norm_kernel.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),

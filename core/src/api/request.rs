@@ -255,6 +255,14 @@ pub struct PracticeRequest {
     /// pytorch/torchtitan#4121). Default: the framework's.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub activation_layout: Option<String>,
+    /// Whether full recomputation stops early (PyTorch's non-reentrant
+    /// checkpoint by default: the recomputed forward ends before the
+    /// layer's down projection and its tensor-parallel reduction). Default:
+    /// the framework's (`pytorch`, `pytorch-fsdp`; torchtitan's runs before
+    /// it set `early_stop=False`, pytorch/torchtitan#1580 of August 2025,
+    /// stopped early too).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub checkpoint_early_stop: Option<bool>,
     /// How the layer's RMSNorms run: `fused` (one kernel each way:
     /// Transformer Engine's, Liger-Kernel's, `nn.RMSNorm` since PyTorch
     /// 2.9) or `unfused` (op by op in fp32: Hugging Face's `LlamaRMSNorm`,
@@ -327,6 +335,7 @@ impl Default for PracticeRequest {
             embedding_layers: None,
             cross_entropy: None,
             activation_layout: None,
+            checkpoint_early_stop: None,
             norm_kernel: None,
             framework: None,
             grad_reduce: None,

@@ -517,6 +517,13 @@ pub struct Assumptions {
     /// otherwise activations are sequence-first or tokens-first
     /// (Megatron, torchtitan today) and gather in place.
     pub batch_first_layout: bool,
+    /// Full recomputation stops early, as PyTorch's non-reentrant
+    /// checkpoint does by default: the recomputed forward ends once every
+    /// saved tensor is back, before the layer's down projection and, under
+    /// tensor parallelism, its reduction
+    /// ([`crate::cost::framework::Framework::checkpoint_early_stop`], JSON
+    /// `checkpoint_early_stop`).
+    pub checkpoint_early_stop: bool,
     /// The layer's RMSNorms run unfused, op by op in fp32 (Hugging Face's
     /// `LlamaRMSNorm`; torchtitan's before March 2025 and `nn.RMSNorm`
     /// before PyTorch 2.9): their extra kernels
@@ -551,6 +558,18 @@ impl Assumptions {
     #[must_use]
     pub fn compiled_layers(&self) -> bool {
         cfg!(feature = "knobs") && self.compiled
+    }
+
+    /// Whether full recomputation ends before each layer's down
+    /// projection: a checkpoint that stops early
+    /// ([`Self::checkpoint_early_stop`]), or layers compiled with
+    /// `torch.compile`, whose partitioner recomputes in the backward graph
+    /// only what the backward reads (the down projection's output and its
+    /// reduction are read by nothing but the residual add), whatever the
+    /// checkpoint's `early_stop`.
+    #[must_use]
+    pub fn recompute_stops_early(&self) -> bool {
+        self.checkpoint_early_stop || self.compiled_layers()
     }
 
     /// These knobs with the layers compiled by `torch.compile` (or not):
@@ -605,6 +624,7 @@ impl Assumptions {
         pipeline_gathers_step: false,
         batch_first_layout: false,
         unfused_norm: false,
+        checkpoint_early_stop: false,
         compiled: false,
         expandable_segments: true,
     };
@@ -673,6 +693,7 @@ impl Assumptions {
         pipeline_gathers_step: false,
         batch_first_layout: false,
         unfused_norm: false,
+        checkpoint_early_stop: false,
         compiled: false,
         expandable_segments: true,
     };

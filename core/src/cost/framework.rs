@@ -121,6 +121,7 @@ impl Framework {
         a.op_selective = self == Self::Torchtitan;
         a.pipeline_gathers_step = self.pipeline_gathers_step();
         a.batch_first_layout = self.batch_first_sequence_parallel();
+        a.checkpoint_early_stop = self.checkpoint_early_stop();
         // The attention kernel each ships with ([`AttentionKernel`]):
         // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
         // first on every GPU (pytorch/torchtitan#1776, October 2025: on
@@ -276,7 +277,10 @@ impl Framework {
     /// `activation_checkpointing_reentrant = False` for Composer
     /// (`scripts/train/benchmarking/submit_benchmarks.py`).
     /// torchtitan wraps its blocks with `early_stop=False`
-    /// (`torchtitan/distributed/activation_checkpoint.py`); Hugging Face's
+    /// (`torchtitan/distributed/activation_checkpoint.py`, since
+    /// pytorch/torchtitan#1580 of August 2025; its `ptd_checkpoint_wrapper`
+    /// took PyTorch's default before, so its earlier runs stopped early:
+    /// JSON `checkpoint_early_stop`); Hugging Face's
     /// `gradient_checkpointing_enable`, outside FSDP, defaults to the
     /// reentrant checkpoint, which has none; Megatron and DeepSpeed
     /// recompute the whole forward.

@@ -128,13 +128,18 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
     } else {
         "unfused"
     };
-    // Every row ran before torchtitan folded the batch into the tokens
+    // Every row ran before torchtitan set `early_stop=False` on its full
+    // checkpoint (pytorch/torchtitan#1580, August 2025): its
+    // `ptd_checkpoint_wrapper` took PyTorch's default, which stops the
+    // recomputation before each block's down projection. And before it
+    // folded the batch into the tokens
     // (pytorch/torchtitan#4121, August 2026): its tensor parallelism
     // sharded `[batch, sequence, hidden]` activations on dimension 1.
     let request = format!(
         r#"{{ {m}, "seq_len": {seq}, "gpu": "{gpu}"{memory}, "node_size": 8, "network": "infiniband-400",
             "method": "partitioned", "zero": "3", "framework": "torchtitan", "precision": "{precision}",
             "activation_layout": "batch-first", "norm_kernel": "{norm}",
+            "checkpoint_early_stop": true,
             "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
             "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
             "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},
@@ -152,7 +157,8 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 /// * the A100 rows (FlashAttention-2, the kernel every framework ran
 ///   there; Llama 2 13B and 70B, Llama 3 8B and 70B on 64 GPUs, no,
 ///   selective and full checkpointing): median ≤ 5 %, worst ≤ 12 %
-///   (measured 3.2 and 9.6 %; the worst 13.8 % before the unfused
+///   (measured 2.0 and 9.6 %; 3.2 % before the full recomputation
+///   stopped early; the worst 13.8 % before the unfused
 ///   RMSNorm of Llama 3 and Llama 2 70B's runs was charged);
 /// * the H200 rows (float8, compiled, the loss too, FlashAttention-2,
 ///   32 and 64 GPUs): within 5 % (measured −1.1 and +0.7 %; +11.9 and
@@ -165,7 +171,9 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 ///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
 ///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
 ///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 6 %
-///   (measured 4.5 %; 8.2 % before torchao's float8 tensor parallelism
+///   (measured 5.3 %: 4.5 % before their full recomputation stopped
+///   early, which brought the 70B rows in and took the 405B rows out;
+///   8.2 % before torchao's float8 tensor parallelism
 ///   cast its gathered tensors on their shards, 8.9 % before the rows'
 ///   unfused RMSNorm was charged, 10.2 % before the sequence-sharded collectives' copies
 ///   were, 13.3 % before per-op checkpointing's regathered

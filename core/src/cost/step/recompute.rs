@@ -80,7 +80,7 @@ pub fn recomputed_parts(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f
             };
             (scores, (all - scores).max(0.0))
         }
-        ActivationModel::Paper | ActivationModel::Full if a.framework.checkpoint_early_stop() => (
+        ActivationModel::Paper | ActivationModel::Full if a.recompute_stops_early() => (
             0.0,
             -early_stop_skipped_flops(model) * recomputed_share(cfg, model.layers),
         ),
@@ -90,7 +90,7 @@ pub fn recomputed_parts(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f
 
 /// The forward flops per token a recomputed layer skips under PyTorch's
 /// non-reentrant checkpoint with early stop
-/// ([`crate::cost::framework::Framework::checkpoint_early_stop`]): the
+/// ([`Assumptions::recompute_stops_early`]): the
 /// recomputation ends once every tensor the backward saved is back, and
 /// the last of them are the down projection's input and (under autocast)
 /// its bf16 weight, so that matmul, 2·d_ff·d_m, and the residual add after

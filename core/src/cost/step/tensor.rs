@@ -193,7 +193,20 @@ pub(crate) fn exposed_per_layer(
     } else {
         (all_reduce / 2.0, all_reduce / 2.0)
     };
-    let tensor_comm = collectives * (gather + scatter) + gathers;
+    // A checkpoint that stops early (PyTorch's default), or a compiled
+    // layer, ends its recomputation before the down projection, so its recomputed forward skips that GEMM's
+    // reduction: a reduce-scatter with sequence parallelism (the gathers
+    // feed GEMMs whose inputs are saved), else an all-reduce.
+    let skipped = if recomputes && a.recompute_stops_early() && model.experts.is_none() {
+        if cfg.sequence_parallel {
+            scatter
+        } else {
+            gather + scatter
+        }
+    } else {
+        0.0
+    };
+    let tensor_comm = collectives * (gather + scatter) + gathers - skipped;
     if !a.overlap_tensor {
         tensor_comm
     } else if cfg!(feature = "knobs")
