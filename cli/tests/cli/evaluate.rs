@@ -344,6 +344,17 @@ fn evaluating_the_planned_layout_gives_the_plan() {
     assert_eq!(e["memory"]["peak_bytes"], p["memory"]["peak_bytes"]);
 }
 
+/// The element-wise seconds `more` adds to `base`'s step, asserting that
+/// nothing else changed.
+fn only_the_elementwise_work_grows(base: &Value, more: &Value) -> f64 {
+    let extra = f(more, "step.elementwise") - f(base, "step.elementwise");
+    assert!(
+        (f(more, "step_seconds") - f(base, "step_seconds") - extra).abs() < 1e-9,
+        "only the element-wise work grows"
+    );
+    extra
+}
+
 /// `--activation-layout batch-first` times tensor parallelism over
 /// `[batch, sequence, hidden]` activations, as torchtitan ran it before
 /// folding the batch into the tokens: each sequence-parallel collective
@@ -359,12 +370,8 @@ fn a_batch_first_layout_pays_its_copies() {
     let before = json_words(&format!("{base} --activation-layout batch-first"));
     let tokens = json_words(&format!("{base} --activation-layout tokens"));
     assert_eq!(f(&today, "step_seconds"), f(&tokens, "step_seconds"));
-    let extra = f(&before, "step.elementwise") - f(&today, "step.elementwise");
+    let extra = only_the_elementwise_work_grows(&today, &before);
     assert!(extra > 0.0, "{extra}");
-    assert!(
-        (f(&before, "step_seconds") - f(&today, "step_seconds") - extra).abs() < 1e-9,
-        "only the element-wise work grows"
-    );
     assert_errors(&[(
         &[
             "evaluate",
@@ -397,13 +404,9 @@ fn an_unfused_rmsnorm_pays_its_kernels_and_keeps_more() {
     let fused = json_words(&format!("{base} --norm-kernel fused"));
     let unfused = json_words(&format!("{base} --norm-kernel unfused"));
     assert_eq!(f(&today, "step_seconds"), f(&fused, "step_seconds"));
-    let extra = f(&unfused, "step.elementwise") - f(&today, "step.elementwise");
+    let extra = only_the_elementwise_work_grows(&today, &unfused);
     let by_hand = 2.0 * 52.8 * 4096.0 * 8192.0 * 32.0 * 3.0 / 2.4e12;
     assert!((extra / by_hand - 1.0).abs() < 1e-9, "{extra} {by_hand}");
-    assert!(
-        (f(&unfused, "step_seconds") - f(&today, "step_seconds") - extra).abs() < 1e-9,
-        "only the element-wise work grows"
-    );
     let kept = f(&unfused, "memory.activations") - f(&today, "memory.activations");
     assert!((kept - 8.0 * 4096.0 * 8192.0 * 32.0).abs() < 1.0, "{kept}");
     let compiled = json_words(&format!("{base} --compile"));
