@@ -171,12 +171,15 @@ fn sequence_sharded_collectives_copy_their_tensor_once_more() {
     use plan3d_core::cost::step::layout_copy_bytes_per_token as copies;
     let m = plan3d_core::model::preset("llama-3.1-8b").unwrap();
     let copy = 2.0 * 2.0 * 4096.0;
-    assert_eq!(copies(&m, 8.0, 12, 1.0, true, 2.0), 10.0 * copy);
-    assert_eq!(copies(&m, 8.0, 12, 2.0, false, 2.0), 12.0 * copy);
-    assert_eq!(copies(&m, 8.0, 12, 2.0, false, 1.0), 9.0 * copy);
+    assert_eq!(copies(&m, 8.0, 12, 1.0, true, 2.0, false), 10.0 * copy);
+    assert_eq!(copies(&m, 8.0, 12, 2.0, false, 2.0, false), 12.0 * copy);
+    assert_eq!(copies(&m, 8.0, 12, 2.0, false, 1.0, false), 9.0 * copy);
+    // A recomputation that stops before the down projection skips its
+    // reduce-scatter: five scatters' copies, not six.
+    assert_eq!(copies(&m, 8.0, 12, 2.0, false, 2.0, true), 11.0 * copy);
     // One sequence: the gathers are views, the scatters still copy.
-    assert_eq!(copies(&m, 8.0, 1, 1.0, true, 2.0), 4.0 * copy);
-    assert_eq!(copies(&m, 1.0, 12, 1.0, true, 2.0), 0.0);
+    assert_eq!(copies(&m, 8.0, 1, 1.0, true, 2.0, false), 4.0 * copy);
+    assert_eq!(copies(&m, 1.0, 12, 1.0, true, 2.0, false), 0.0);
 
     // End to end: a step's element-wise time grows with the micro-batch
     // only by the gathers' copies: six a layer with full recomputation,

@@ -171,7 +171,7 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
 ///   8B on 8 and 128 GPUs, BF16 and float8): their mean log error is
 ///   within ±0.5 %. The other 25 rows (eager, TP and async TP, PP, CP to
 ///   262 K tokens, 70B and 405B) are out of the fit: median ≤ 6 %
-///   (measured 5.3 %: 4.5 % before their full recomputation stopped
+///   (measured 5.6 %: 4.5 % before their full recomputation stopped
 ///   early, which brought the 70B rows in and took the 405B rows out;
 ///   8.2 % before torchao's float8 tensor parallelism
 ///   cast its gathered tensors on their shards, 8.9 % before the rows'

@@ -284,6 +284,10 @@ pub fn step_time_shaped(
                 forwards,
                 op_sac,
                 gather_bytes,
+                matches!(
+                    cfg.activation,
+                    ActivationModel::Paper | ActivationModel::Full
+                ) && a.recompute_stops_early(),
             ) * tokens
                 / memory_efficiency(hw, a)
         } else {

@@ -269,7 +269,9 @@ pub(crate) fn exposed_per_layer(
 /// attention's and the feed-forward block's inputs again (as the step
 /// charges their time); `gather_bytes`: bytes an element of an
 /// all-gather (1 under torchao's float8 tensor parallelism), a
-/// reduce-scatter's input being bf16.
+/// reduce-scatter's input being bf16; `stops_early`: a full recomputation
+/// that ends before the down projection, whose reduce-scatter it skips
+/// ([`crate::cost::assumptions::Assumptions::recompute_stops_early`]).
 #[must_use]
 pub fn layout_copy_bytes_per_token(
     model: &ModelShape,
@@ -278,6 +280,7 @@ pub fn layout_copy_bytes_per_token(
     forwards: f64,
     op_sac: bool,
     gather_bytes: f64,
+    stops_early: bool,
 ) -> f64 {
     if t <= 1.0 {
         return 0.0;
@@ -295,5 +298,11 @@ pub fn layout_copy_bytes_per_token(
     // checkpointing; its reduce-scatters: two each forward pass, two in
     // the backward (of the input gradients).
     let regathers = if op_sac { 2.0 } else { 0.0 };
-    (2.0 * forwards + 2.0 + regathers) * gathered + (2.0 * forwards + 2.0) * scattered
+    // The recomputed share of the layer's forwards.
+    let skipped = if stops_early {
+        (forwards - 1.0).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (2.0 * forwards + 2.0 + regathers) * gathered + (2.0 * forwards + 2.0 - skipped) * scattered
 }
