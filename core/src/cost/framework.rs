@@ -155,7 +155,6 @@ impl Framework {
                 a.gradient_reduce_bytes = 2.0;
                 a.fp8_params = true;
                 a.layer_code = LayerCode::Fused;
-                a.unfused_norm = false;
                 a.dropout = false;
                 a.weight_casts = false;
                 a.frees_gradients = false;
@@ -168,7 +167,6 @@ impl Framework {
                 a.gradient_reduce_bytes = if self == Self::Deepspeed { 2.0 } else { 4.0 };
                 a.fp8_params = false;
                 a.layer_code = LayerCode::Megatron2022;
-                a.unfused_norm = false;
                 a.dropout = true;
                 a.weight_casts = false;
                 a.frees_gradients = false;
@@ -183,16 +181,17 @@ impl Framework {
                     Self::Pytorch => LayerCode::Plain,
                     _ => LayerCode::HfLlama,
                 };
-                // Hugging Face's `LlamaRMSNorm` runs op by op; torchtitan's
-                // and plain PyTorch's `nn.RMSNorm` is one kernel since
-                // PyTorch 2.9 (JSON `norm_kernel` for earlier runs).
-                a.unfused_norm = a.layer_code == LayerCode::HfLlama;
                 a.dropout = false;
                 a.weight_casts = self == Self::Pytorch;
                 a.frees_gradients = true;
                 a.cross_entropy = CrossEntropy::Eager;
             }
         }
+        // Hugging Face's `LlamaRMSNorm` runs op by op; torchtitan's and
+        // plain PyTorch's `nn.RMSNorm` is one kernel since PyTorch 2.9,
+        // Transformer Engine's and Megatron's norms fused (JSON
+        // `norm_kernel` for other runs).
+        a.unfused_norm = a.layer_code == LayerCode::HfLlama;
         a
     }
 
