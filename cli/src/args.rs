@@ -396,6 +396,20 @@ pub(crate) struct PracticeArgs {
     /// DeepSpeed, torchtitan since August 2025)
     #[arg(long)]
     pub(crate) no_checkpoint_early_stop: bool,
+    /// How context parallelism exchanges keys and values: ring (each
+    /// block computed while the chunk it holds goes to the next rank:
+    /// Megatron-Core's cp_comm_type p2p, torchtitan's rotate method
+    /// alltoall) or allgather (PyTorch's context_parallel default,
+    /// torchtitan's: one all-gather a pass, hidden by the first block
+    /// only). Default: the framework's
+    #[arg(long)]
+    pub(crate) context_exchange: Option<String>,
+    /// The layer repeats grouped-query attention's keys and values to the
+    /// query heads before the kernel (torchtitan before January 2026): the
+    /// copies cost their bytes, the eager kernel keeps them, a
+    /// context-parallel ring sends them
+    #[arg(long)]
+    pub(crate) repeat_kv: bool,
     /// How the layer's RMSNorms run: fused (one kernel: Transformer
     /// Engine, Liger-Kernel, nn.RMSNorm since PyTorch 2.9) or unfused (op
     /// by op in fp32: Hugging Face's LlamaRMSNorm, torchtitan before March
@@ -505,6 +519,8 @@ impl PracticeArgs {
             } else {
                 self.no_checkpoint_early_stop.then_some(false)
             },
+            context_exchange: self.context_exchange.clone(),
+            repeat_kv: self.repeat_kv.then_some(true),
             norm_kernel: self.norm_kernel.clone(),
             framework: self.framework.clone(),
             grad_reduce: self.grad_reduce.clone(),

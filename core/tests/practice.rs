@@ -480,6 +480,132 @@ fn context_parallelism_splits_the_sequence() {
     assert!(evaluate(&m, &hw, &cp4).is_err());
 }
 
+/// How context parallelism's exchange waits, by hand for Llama 3.1 70B at
+/// 128 K tokens over eight nodes (TP 8 a node, CP 8 across them, full
+/// recomputation): each layer's chunk of K and V is 2·w·2 bytes a token
+/// for 16 K tokens on each of 8 tensor ranks.
+///
+/// * PyTorch's ring (the `torchtitan` preset, `allgather`): the all-gather
+///   of the 8 chunks hidden by the first of 8 blocks only, in each of the
+///   two forward passes and the backward; the fp32 gradients sent at each
+///   block, hidden by the next, and the last waited for whole.
+/// * Transformer Engine's (`megatron-core`, `ring`): each block hides one
+///   chunk's send, the backward's chunk and bf16 gradients together.
+///
+/// With the keys and values repeated to the 64 query heads before the
+/// kernel (torchtitan before January 2026) the chunk is 8 times the
+/// 8 key/value heads'.
+#[test]
+fn context_parallel_exchanges_by_hand() {
+    use plan3d_core::cost::collective::{self, Collective, Fabric, Group};
+    use plan3d_core::cost::context::ContextExchange;
+    use plan3d_core::cost::framework::Framework;
+    let mut m = model::LLAMA_3_1_70B;
+    m.seq_len = 131_072;
+    let hw = h100();
+    let c = Config {
+        data: 1,
+        tensor: 8,
+        context: 8,
+        micro_batch: 1,
+        micro_batches: 4,
+        sequence_parallel: true,
+        zero: Zero::Three,
+        activation: ActivationModel::Full,
+        ..Config::default()
+    };
+    let step_of = |a: &Assumptions| step::step_time(&m, &hw, &c, a);
+    let torch = Framework::Torchtitan.apply(Assumptions::PRACTICE);
+    let repeated = Assumptions {
+        repeat_kv: true,
+        ..torch
+    };
+    let (narrow, wide) = (step_of(&torch), step_of(&repeated));
+    // 8 192 query against 1 024 key/value columns.
+    assert!(close(
+        wide.context_ring_bytes,
+        8.0 * narrow.context_ring_bytes,
+        1e-12
+    ));
+    let (layers, micro, cp) = (80.0, 4.0, 8.0);
+    let tokens = 131_072.0 / cp;
+    let fabric = Fabric::of(&hw, &torch);
+    let link = fabric.nic;
+    let by_hand = |s: &step::StepTime, width: f64, how: ContextExchange, fp32: bool| {
+        let chunk = 2.0 * width * 2.0 * tokens / 8.0;
+        let grad = if fp32 { 2.0 * chunk } else { chunk };
+        let send = collective::send_seconds(chunk, link, true);
+        let gsend = collective::send_seconds(grad, link, true);
+        let gather = collective::seconds(
+            Collective::AllGather,
+            cp * chunk,
+            Group::strided(cp, 8.0, Some(8)),
+            fabric,
+        );
+        // One forward pass's attention and the backward's, per layer and
+        // micro-batch, each in cp blocks.
+        let f = s.attention_forward / (micro * layers * 2.0) / cp;
+        let b = s.attention_backward / (micro * layers) / cp;
+        let per_layer = match how {
+            ContextExchange::AllGather => {
+                2.0 * (gather - f).max(0.0)
+                    + (gather - b).max(0.0)
+                    + (cp - 1.0) * (gsend - b).max(0.0)
+                    + gsend
+            }
+            ContextExchange::Ring => {
+                2.0 * (cp - 1.0) * (send - f).max(0.0) + (cp - 1.0) * (send + gsend - b).max(0.0)
+            }
+        };
+        micro * layers * per_layer
+    };
+    for (s, width) in [(&narrow, 1024.0), (&wide, 8192.0)] {
+        let expected = by_hand(s, width, ContextExchange::AllGather, true);
+        assert!(
+            close(s.context, expected, 1e-9),
+            "{} vs {expected}",
+            s.context
+        );
+    }
+    println!(
+        "exposed: narrow {:.3} s, repeated {:.3} s of {:.2} s",
+        narrow.context,
+        wide.context,
+        wide.total()
+    );
+    // Repeated, the gather outlasts its block: exposed.
+    assert!(wide.context > 0.05 * wide.total(), "{wide:?}");
+    // The same layout as Megatron-Core runs it: a ring, gradients in bf16,
+    // nothing waited for whole.
+    let megatron = Assumptions {
+        repeat_kv: true,
+        ..Framework::MegatronCore.apply(Assumptions::PRACTICE)
+    };
+    let ring = step_of(&megatron);
+    let expected = by_hand(&ring, 8192.0, ContextExchange::Ring, false);
+    assert!(
+        close(ring.context, expected, 1e-9),
+        "{} vs {expected}",
+        ring.context
+    );
+    println!("ring {:.3} s", ring.context);
+    assert!(ring.context < wide.context);
+    // And torchtitan's ring by all-to-all, asked for.
+    let alltoall = step_of(&Assumptions {
+        context_exchange: ContextExchange::Ring,
+        ..repeated
+    });
+    let expected = by_hand(&alltoall, 8192.0, ContextExchange::Ring, true) + {
+        let chunk = 2.0 * 8192.0 * 2.0 * tokens / 8.0;
+        micro * layers * collective::send_seconds(2.0 * chunk, link, true)
+    };
+    assert!(
+        close(alltoall.context, expected, 1e-9),
+        "{} vs {expected}",
+        alltoall.context
+    );
+}
+
 /// Llama 3 405B's 128 K-context stage (arXiv 2407.21783 Table 4): 16 384
 /// H100s, TP8 CP16 PP16 DP8, 16 M tokens a step, 380 Tflop/s per GPU
 /// (38 % MFU). With its degrees and the unpublished knobs as stated here

@@ -205,6 +205,8 @@ proptest! {
                 cross_entropy: v.filter(|&x| x == 2).map(|_| "eager".into()),
                 activation_layout: v.filter(|&x| x == 3).map(|_| "batch-first".into()),
                 checkpoint_early_stop: v.filter(|&x| x == 3).map(|_| true),
+                context_exchange: v.filter(|&x| x == 3).map(|_| "allgather".into()),
+                repeat_kv: v.filter(|&x| x == 3).map(|_| true),
                 norm_kernel: v.filter(|&x| x == 3).map(|_| "unfused".into()),
                 framework: v.filter(|&x| x == 1).map(|_| "pytorch".into()),
                 grad_reduce: v.filter(|&x| x == 3).map(|_| "bf16".into()),

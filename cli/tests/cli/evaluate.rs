@@ -466,3 +466,49 @@ fn an_early_stopping_checkpoint_skips_the_down_projection() {
         f(&stops, "hardware_flops_per_step")
     );
 }
+
+/// `--context-exchange` and `--repeat-kv` reach the step: Llama 3.1 70B at
+/// 128 K tokens, TP 8 in a node and CP 8 across eight nodes. torchtitan's
+/// default all-gather waits behind the first block alone, where the ring
+/// asked for hides each send behind a block; repeated keys and values
+/// (its code before January 2026) send 8 times the bytes (64 query heads
+/// against 8 key/value heads) and keep 4·(8 192 − 1 024) bytes a token
+/// and layer more where nothing is recomputed.
+#[test]
+fn the_context_exchange_and_repeated_keys_reach_the_step() {
+    let base = "evaluate --model llama-3.1-70b --seq-len 131072 --gpu h100-sxm \
+                --node-size 8 --network infiniband-400 --framework torchtitan \
+                --data 1 --tensor 8 --context-parallel 8 --sequence-parallel \
+                --micro-batch 1 --micro-batches 4 --batch 4 --recompute full";
+    let gather = json_words(base);
+    let ring = json_words(&format!("{base} --context-exchange ring"));
+    let repeated = json_words(&format!("{base} --repeat-kv"));
+    let bytes = f(&repeated, "step.context_ring_bytes") / f(&gather, "step.context_ring_bytes");
+    assert!((bytes - 8.0).abs() < 1e-9, "{bytes}");
+    assert!(f(&repeated, "step.context") > f(&gather, "step.context"));
+    let repeated_ring = json_words(&format!("{base} --repeat-kv --context-exchange ring"));
+    assert!(f(&repeated_ring, "step.context") < f(&repeated, "step.context"));
+    // Only the exchange differs between the two methods.
+    assert_eq!(f(&gather, "step.compute"), f(&ring, "step.compute"));
+    // Kept without recomputation: the repeated copies, 70B's 80 layers of
+    // 16 K tokens a context rank on one of 8 tensor ranks.
+    let none = base.replace("--recompute full", "--recompute none");
+    let kept = f(
+        &json_words(&format!("{none} --repeat-kv")),
+        "memory.activations",
+    ) - f(&json_words(&none), "memory.activations");
+    let by_hand = 4.0 * (8192.0 - 1024.0) / 8.0 * 16_384.0 * 80.0;
+    assert!((kept / by_hand - 1.0).abs() < 1e-9, "{kept} {by_hand}");
+    assert_errors(&[(
+        &[
+            "evaluate",
+            "--model",
+            "llama-3.1-8b",
+            "--framework",
+            "torchtitan",
+            "--context-exchange",
+            "ulysses",
+        ],
+        "unknown context_exchange 'ulysses': use ring or allgather",
+    )]);
+}

@@ -214,7 +214,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 34] = [
+pub(crate) const PRACTICE_ONLY: [&str; 36] = [
     "data",
     "pipe",
     "micro_batch",
@@ -242,6 +242,8 @@ pub(crate) const PRACTICE_ONLY: [&str; 34] = [
     "cross_entropy",
     "activation_layout",
     "checkpoint_early_stop",
+    "context_exchange",
+    "repeat_kv",
     "norm_kernel",
     "framework",
     "grad_reduce",

@@ -456,6 +456,22 @@ pub fn assumptions_of(r: &PracticeRequest) -> Result<Assumptions, ApiError> {
         a.checkpoint_early_stop = e;
     }
     #[cfg(feature = "knobs")]
+    if let Some(name) = &r.context_exchange {
+        use crate::cost::context::ContextExchange;
+        a.context_exchange = ContextExchange::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                ApiError(format!(
+                    "unknown context_exchange '{name}': use ring or allgather"
+                ))
+            })?;
+    }
+    #[cfg(feature = "knobs")]
+    if let Some(r) = r.repeat_kv {
+        a.repeat_kv = r;
+    }
+    #[cfg(feature = "knobs")]
     if let Some(name) = &r.norm_kernel {
         a.unfused_norm = match name.trim().to_ascii_lowercase().as_str() {
             "fused" => false,
@@ -540,6 +556,8 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("cross_entropy", p.cross_entropy.is_some()),
         ("activation_layout", p.activation_layout.is_some()),
         ("checkpoint_early_stop", p.checkpoint_early_stop.is_some()),
+        ("context_exchange", p.context_exchange.is_some()),
+        ("repeat_kv", p.repeat_kv.is_some()),
         ("norm_kernel", p.norm_kernel.is_some()),
         ("framework", p.framework.is_some()),
         ("grad_reduce", p.grad_reduce.is_some()),

@@ -263,6 +263,21 @@ pub struct PracticeRequest {
     /// stopped early too).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub checkpoint_early_stop: Option<bool>,
+    /// How context parallelism exchanges keys and values: `ring` (each
+    /// block computed while the chunk it holds goes to the next rank:
+    /// Megatron-Core's `cp_comm_type = "p2p"`, torchtitan's
+    /// `context_parallel_rotate_method = "alltoall"`) or `allgather`
+    /// (PyTorch's `context_parallel` default, torchtitan's: one all-gather
+    /// a pass, hidden by the first block only). Default: the framework's.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub context_exchange: Option<String>,
+    /// Whether the layer repeats grouped-query attention's keys and values
+    /// to the query heads before the kernel (torchtitan's `repeat_kv` until
+    /// pytorch/torchtitan#2259, January 2026): the eager kernel saves the
+    /// copies, the copies cost their bytes, a context-parallel ring sends
+    /// them. Default: false.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub repeat_kv: Option<bool>,
     /// How the layer's RMSNorms run: `fused` (one kernel each way:
     /// Transformer Engine's, Liger-Kernel's, `nn.RMSNorm` since PyTorch
     /// 2.9) or `unfused` (op by op in fp32: Hugging Face's `LlamaRMSNorm`,
@@ -336,6 +351,8 @@ impl Default for PracticeRequest {
             cross_entropy: None,
             activation_layout: None,
             checkpoint_early_stop: None,
+            context_exchange: None,
+            repeat_kv: None,
             norm_kernel: None,
             framework: None,
             grad_reduce: None,

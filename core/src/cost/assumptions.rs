@@ -239,23 +239,25 @@ pub const GB_SUSTAINED: f64 = 2.25 / 2.5;
 
 /// The 500 W H100's sustained clock against the 700 W part's under a
 /// step's load ([`crate::hardware::H100_500W`]): its GEMMs and attention
-/// run at 0.88 × 0.89 = 0.78 of the isolated kernels' rate.
+/// run at 0.88 × 0.895 = 0.79 of the isolated kernels' rate.
 ///
 /// Fitted, one number, on torchtitan's published H100 benchmark
 /// (`benchmarks/llama3_h100_202412_torchtitan.md`,
 /// `calibration/published/torchtitan.json`): the least-squares optimum of
 /// the log throughput ratio over its four 1D FSDP compiled rows (Llama
-/// 3.1 8B on 8 and 128 GPUs, BF16 and float8), whose steps are the
+/// 3.1 8B on 8 and 128 GPUs, BF16 and float8, with the keys and values
+/// their code repeated before SDPA: 0.89 without), whose steps are the
 /// kernels' with little communication. A power law gives the same
-/// figure within 2 %: a dynamic power ∝ f³ over ~120 W of static power
+/// figure within 3 %: a dynamic power ∝ f³ over ~120 W of static power
 /// and memory, (380/580)^(1/3) = 0.87. The other 25 rows of that benchmark
 /// are out of the fit (`core/tests/frameworks/`,
 /// `torchtitan_published_throughput`).
-pub const H100_500W_SUSTAINED: f64 = 0.89;
+pub const H100_500W_SUSTAINED: f64 = 0.895;
 
 /// Element-wise traffic per stored activation byte (fitted, see [`KernelFit`]).
 pub const ELEMENTWISE_TRAFFIC: f64 = 2.40;
 
+pub use super::context::ContextExchange;
 pub use super::cross_entropy::CrossEntropy;
 pub use super::formats::{format_refusal, fp8_peak, mx_native, Compute, NO_FP8, NO_MXFP8};
 
@@ -413,6 +415,19 @@ pub struct Assumptions {
     /// ([`crate::cost::framework::Framework::checkpoint_early_stop`], JSON
     /// `checkpoint_early_stop`).
     pub checkpoint_early_stop: bool,
+    /// How context parallelism exchanges keys and values
+    /// ([`crate::cost::context::ContextExchange`]: Transformer Engine's
+    /// ring, or PyTorch's all-gather hidden by the first block only; JSON
+    /// `context_exchange`), set by the framework
+    /// ([`crate::cost::framework::Framework::context_exchange`]).
+    pub context_exchange: ContextExchange,
+    /// The layer repeats the keys and values of grouped-query attention to
+    /// the query heads before the attention kernel (torchtitan's
+    /// `repeat_kv` until it passed `enable_gqa`, pytorch/torchtitan#2259 of
+    /// January 2026): the kernel saves the repeated tensors where the layer
+    /// is eager, the copies move them, and a context-parallel ring
+    /// exchanges them (JSON `repeat_kv`; no preset sets it).
+    pub repeat_kv: bool,
     /// The layer's RMSNorms run unfused, op by op in fp32 (Hugging Face's
     /// `LlamaRMSNorm`; torchtitan's before March 2025 and `nn.RMSNorm`
     /// before PyTorch 2.9): their extra kernels
@@ -514,6 +529,8 @@ impl Assumptions {
         batch_first_layout: false,
         unfused_norm: false,
         checkpoint_early_stop: false,
+        context_exchange: ContextExchange::Ring,
+        repeat_kv: false,
         compiled: false,
         expandable_segments: true,
     };
@@ -583,6 +600,8 @@ impl Assumptions {
         batch_first_layout: false,
         unfused_norm: false,
         checkpoint_early_stop: false,
+        context_exchange: ContextExchange::Ring,
+        repeat_kv: false,
         compiled: false,
         expandable_segments: true,
     };

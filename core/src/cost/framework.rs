@@ -122,6 +122,7 @@ impl Framework {
         a.pipeline_gathers_step = self.pipeline_gathers_step();
         a.batch_first_layout = self.batch_first_sequence_parallel();
         a.checkpoint_early_stop = self.checkpoint_early_stop();
+        a.context_exchange = self.context_exchange();
         // The attention kernel each ships with ([`AttentionKernel`]):
         // Transformer Engine's cuDNN fused attention; torchtitan's cuDNN
         // first on every GPU (pytorch/torchtitan#1776, October 2025: on
@@ -286,6 +287,33 @@ impl Framework {
     #[must_use]
     pub fn checkpoint_early_stop(self) -> bool {
         matches!(self, Self::Pytorch | Self::PytorchFsdp)
+    }
+
+    /// Does its context parallelism run PyTorch's ring attention
+    /// (`torch.distributed.tensor.experimental.context_parallel`, which
+    /// torchtitan applies, and any PyTorch script that calls it), rather
+    /// than Transformer Engine's (Megatron-Core, NeMo, Megatron-LM,
+    /// Megatron-DeepSpeed)? PyTorch's sends the keys' and values'
+    /// gradients in fp32 at every block
+    /// ([`crate::cost::context::Exchange::grad_home`]).
+    #[must_use]
+    pub fn torch_context_parallel(self) -> bool {
+        matches!(self, Self::Torchtitan | Self::Pytorch | Self::PytorchFsdp)
+    }
+
+    /// How its context parallelism exchanges keys and values by default:
+    /// PyTorch's `context_parallel` all-gathers them
+    /// (`_ContextParallelOptions.rotate_method = ALL_GATHER`, and
+    /// torchtitan's `context_parallel_rotate_method = "allgather"`),
+    /// Transformer Engine passes them round a ring (`cp_comm_type =
+    /// "p2p"`, Megatron-Core's default).
+    #[must_use]
+    pub fn context_exchange(self) -> crate::cost::context::ContextExchange {
+        if self.torch_context_parallel() {
+            crate::cost::context::ContextExchange::AllGather
+        } else {
+            crate::cost::context::ContextExchange::Ring
+        }
     }
 
     /// Does it split a model over GPUs itself (tensor, pipeline and

@@ -40,6 +40,7 @@ pub mod assumptions;
 pub mod collective;
 pub mod comm;
 pub mod config;
+pub mod context;
 pub mod cross_entropy;
 mod evaluate;
 pub mod formats;

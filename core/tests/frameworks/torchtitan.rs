@@ -135,11 +135,15 @@ pub(super) fn evaluation(r: &serde_json::Value) -> Option<(serde_json::Value, &'
     // folded the batch into the tokens
     // (pytorch/torchtitan#4121, August 2026): its tensor parallelism
     // sharded `[batch, sequence, hidden]` activations on dimension 1.
+    // And each repeated the keys and values to the query heads before
+    // SDPA (`repeat_kv` in `models/llama/model.py`, until
+    // pytorch/torchtitan#2259 passed `enable_gqa`, January 2026), so a
+    // context-parallel ring sent the copies.
     let request = format!(
         r#"{{ {m}, "seq_len": {seq}, "gpu": "{gpu}"{memory}, "node_size": 8, "network": "infiniband-400",
             "method": "partitioned", "zero": "3", "framework": "torchtitan", "precision": "{precision}",
             "activation_layout": "batch-first", "norm_kernel": "{norm}",
-            "checkpoint_early_stop": true,
+            "checkpoint_early_stop": true, "repeat_kv": true,
             "data": {dp}, "tensor": {tp}, "pipe": {pp}, "context_parallel": {cp},
             "virtual_stages": {virtual_stages}, "sequence_parallel": {sp},
             "micro_batch": {micro}, "micro_batches": {count}, "global_batch": {global},

@@ -86,7 +86,14 @@ pub fn saved_per_token(model: &ModelShape, a: &Assumptions) -> (f64, f64, f64) {
     } else {
         0.0
     };
-    (rep + norms * model.width() as f64, split, scores)
+    // Keys and values repeated before the kernel: it saves the copies,
+    // 2 bytes a query width each, where the two narrow ones were.
+    let repeated = if cfg!(feature = "knobs") && a.repeat_kv && model.latent.is_none() {
+        4.0 * (model.attention_width() as f64 - model.kv_width())
+    } else {
+        0.0
+    };
+    (rep + norms * model.width() as f64, split + repeated, scores)
 }
 
 /// Activation bytes per token one layer keeps per micro-batch on one GPU,

@@ -198,6 +198,26 @@ pub fn step_time_shaped(
         );
         (rep_x / t_sp + split_x / t) * tokens * (forwards + 2.0)
     };
+    // Keys and values repeated to the query heads before the kernel
+    // (`Assumptions::repeat_kv`): each forward pass reads them and writes
+    // the copy, the backward sums the copy's gradient back, 4·(q + kv)
+    // bytes a token each; compiled, the copy is written by the rotary
+    // embedding's kernel in place of the narrow output and the sum read
+    // by its backward, 4·(q − kv) more. At the memory-bound kernels'
+    // fraction of the bandwidth. No preset repeats them: the page leaves
+    // it out.
+    let layer_traffic = layer_traffic
+        + if cfg!(feature = "knobs") && a.repeat_kv && model.latent.is_none() {
+            let (q, kv) = (model.attention_width() as f64, model.kv_width());
+            let bytes = if a.compiled_layers() {
+                4.0 * (q - kv)
+            } else {
+                4.0 * (q + kv)
+            };
+            bytes / t * tokens * (forwards + 1.0) / memory_efficiency(hw, a)
+        } else {
+            0.0
+        };
     // Compiled, the plain layer's fp32 residual stream under autocast
     // (plain PyTorch AMP) runs fused: what the fitted traffic counts as
     // eager kernels comes off.
@@ -383,27 +403,51 @@ pub fn step_time_shaped(
 
     // Context parallelism (ring attention): each layer passes its key and
     // value chunk around the ring, (cp−1)/cp of a sequence's K and V per
-    // GPU forward, and again with their gradients backward (3 times in
-    // all, 4 with full recomputation), each 2·kv·b·s/t·2 bytes; over
-    // NVLink while t·cp fits a node (ranks ordered tensor, context, data,
-    // pipeline, as Megatron-Core), else the network; overlapped with the
-    // attention it feeds.
+    // GPU forward, and again with their gradients backward, each chunk
+    // 2·w·b·s/(cp·t) elements of 2 bytes (w the key/value width, or the
+    // query width where the layer repeats K and V before the kernel,
+    // `Assumptions::repeat_kv`), the gradients in fp32 under PyTorch's
+    // ring; over NVLink while t·cp fits a node (ranks ordered tensor,
+    // context, data, pipeline, as Megatron-Core), else the network; what
+    // the attention's blocks leave exposed, as the framework exchanges
+    // them ([`crate::cost::context::exposed`]).
     let node = f64::from(hw.node_size.unwrap_or(u32::MAX));
     let mut ring_bytes_mb = 0.0;
     let context_mb = if cfg.context > 1 {
-        let kv = model.kv_width();
-        let passes_kv = if recomputes { 4.0 } else { 3.0 };
-        let bytes = passes_kv * (cp - 1.0) / cp
-            * 2.0
-            * kv
-            * 2.0
-            * f64::from(cfg.micro_batch)
-            * f64::from(model.seq_len)
-            / t;
-        ring_bytes_mb = heavy_layers * bytes;
-        let link = per_direction(hw, a, t * cp <= node);
-        let attention = attn_fwd_layer + attn_bwd_layer;
-        heavy_layers * (bytes / link - attention).max(0.0)
+        let width = if cfg!(feature = "knobs") && a.repeat_kv && model.latent.is_none() {
+            model.attention_width() as f64
+        } else {
+            model.kv_width()
+        };
+        let chunk = 2.0 * width * 2.0 * tokens / t;
+        let torch_ring = a.framework.torch_context_parallel();
+        let grad = if torch_ring { 2.0 * chunk } else { chunk };
+        let inside = t * cp <= node;
+        let link = per_direction(hw, a, inside);
+        let x = crate::cost::context::Exchange {
+            ranks: cp,
+            send: collective::send_seconds(chunk, link, !inside),
+            gather: collective::seconds(
+                Collective::AllGather,
+                cp * chunk,
+                Group::strided(cp, t, hw.node_size),
+                fabric,
+            ),
+            grad_send: collective::send_seconds(grad, link, !inside),
+            grad_home: torch_ring,
+        };
+        let forwards = attention_forwards.max(1.0);
+        ring_bytes_mb = heavy_layers
+            * ((forwards + 1.0) * (cp - 1.0) * chunk
+                + grad * if torch_ring { cp } else { cp - 1.0 });
+        heavy_layers
+            * crate::cost::context::exposed(
+                a.context_exchange,
+                &x,
+                forwards,
+                attn_fwd_layer / forwards,
+                attn_bwd_layer,
+            )
     } else {
         0.0
     };
