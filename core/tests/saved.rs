@@ -308,7 +308,9 @@ fn korthikanti_figure_1_within_ten_per_cent() {
 /// none is "does not fit", and plan3d's peak stays under what the
 /// allocator reserved. The errors are printed; float8's own buffers and
 /// the allocator's caching are not modelled, so plan3d is low (most at
-/// 405B with a pipeline).
+/// 405B with a pipeline). Their code repeated the keys and values before
+/// SDPA (`repeat_kv`, until pytorch/torchtitan#2259): under these rows'
+/// checkpointing only a recomputed layer's working set holds the copies.
 #[test]
 fn torchtitan_published_runs_fit() {
     // (reserved GiB, request fields)
@@ -349,7 +351,7 @@ fn torchtitan_published_runs_fit() {
     for (reserved, fields) in runs {
         let r = format!(
             r#"{{ {fields}, "gpu": "h100-96gb-500w", "node_size": 8,
-                "method": "partitioned", "zero": "3", "framework": "torchtitan" }}"#
+                "method": "partitioned", "zero": "3", "framework": "torchtitan", "repeat_kv": true }}"#
         );
         let out = plan3d_core::api::json::call("evaluate", &r).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
