@@ -335,6 +335,50 @@ fn torchtitan_published_memory() {
     }
 }
 
+/// Where torchtitan's first table ran out of memory (`docs/performance.md`
+/// at 395a52627, April 2024, kept through 3faaa1a0d: Llama 2 70B with
+/// FSDP on 64 A100s of 80 GB, 4 096 tokens a sequence): local batch 2
+/// with selective checkpointing, per op or every second layer, "OOM";
+/// local batch 1 per op, and 2 with full checkpointing, ran (355 and 353
+/// tokens/s a GPU, `tt_perf_2404_llama2`). Every row read as the table's
+/// code ran it ([`evaluation`]); every second layer checkpointed whole is
+/// `recompute_layers` 40 of 80 under full recomputation.
+#[test]
+fn torchtitan_llama2_70b_out_of_memory_where_it_was() {
+    let row = |lbs: u64, ac: &str| {
+        serde_json::json!({
+            "source": "tt_perf_2404_llama2", "model": "Llama 2 70B", "gpus": 64,
+            "gpu_type": "A100 80GB", "dp_shard": 64, "tp": 1, "pp": 1, "cp": 1,
+            "local_batch_size": lbs, "seq_len": 4096, "ac_mode": ac, "float8": false,
+        })
+    };
+    let fits = |lbs: u64, ac: &str| {
+        let (v, _) = evaluation(&row(lbs, ac)).unwrap();
+        let gib = v["memory"]["peak_bytes"].as_f64().unwrap() / (1u64 << 30) as f64;
+        println!("Llama 2 70B, local batch {lbs}, {ac}: plan3d {gib:.1} GiB");
+        v["fits"] == true
+    };
+    assert!(!fits(2, "selective op"));
+    assert!(fits(1, "selective op"));
+    assert!(fits(2, "full"));
+    // Every second layer checkpointed (`selective_ac_option = "2"`).
+    let layered = plan3d_core::api::json::call(
+        "evaluate",
+        &format!(
+            r#"{{ {}, "seq_len": 4096, "gpu": "a100-80gb", "node_size": 8,
+                "method": "partitioned", "zero": "3", "framework": "torchtitan",
+                "data": 64, "micro_batch": 2, "global_batch": 128,
+                "recompute": "full", "recompute_layers": 40, "attention": "fa2",
+                "cross_entropy": "eager", "norm_kernel": "unfused",
+                "checkpoint_early_stop": true, "repeat_kv": true }}"#,
+            model("Llama 2 70B").unwrap()
+        ),
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&layered).unwrap();
+    assert_eq!(v["fits"], false);
+}
+
 /// The evaluation of one of torchtitan's NVFP4 document's BF16 or MXFP8
 /// rows (`tt_nvfp4_doc`): FSDP on four GB200-class GPUs, compiled, local
 /// batch as logged at 2 K, per-op checkpointing (torchtitan's default).
