@@ -478,3 +478,85 @@ fn the_combine_keeps_the_expert_outputs_only_where_it_weights_them() {
         "torchtitan"
     );
 }
+
+/// A mixture's leading dense layers sit on the first pipeline device, in
+/// its first chunk, and hold a dense layer's state and activations there,
+/// not an MoE layer's. By hand for DeepSeek-V3 (3 dense layers of 61) as
+/// NVIDIA's Megatron-Bridge recipe lays it on 256 GB200s (its
+/// configuration only: PP 4 × VP 4, EP 64, FP8 current scaling, the dense
+/// MLP recomputed, `deepseek_v3_pretrain_256gpu_gb200_fp8cs_config`):
+///
+/// * the 3 dense layers are chunk 0's (4 layers: 61 and the head's one in
+///   16 chunks), on device 0;
+/// * that chunk holds 7 micro-batches at the peak: the warm-up's
+///   2·(4 − 1) + 3·4 = 18 forwards and one more, in groups of 4 through
+///   the 4 chunks (4 + 3), where the device's average is 19/4;
+/// * against the same model counted with every layer an MoE layer, device
+///   0 keeps 3·7 tokens' worth of (MoE − dense) activations less, and its
+///   optimizer 3·(shared part − dense layer)·12/64 + 3·(routed experts on
+///   the GPU)·12/1 bytes less (the dense state over 64 data-parallel
+///   ranks, the experts' over one expert-data-parallel rank).
+///
+/// Counted as MoE layers, it had been 0.27 GiB over the GB200's 184 GiB.
+#[test]
+fn dense_layers_hold_their_own_memory_on_their_stage() {
+    use plan3d_core::cost::step;
+    let request = |dense: u32| {
+        format!(
+            r#"{{ "model": "deepseek-v3", "dense_layers": {dense}, "gpu": "gb200", "node_size": 72,
+                "data": 64, "pipe": 4, "virtual_stages": 4, "expert_parallel": 64,
+                "micro_batch": 1, "global_batch": 4096, "recompute": "selective",
+                "recompute_modules": "mlp", "precision": "fp8-current" }}"#
+        )
+    };
+    let eval = |dense: u32| -> serde_json::Value {
+        serde_json::from_str(&plan3d_core::api::json::call("evaluate", &request(dense)).unwrap())
+            .unwrap()
+    };
+    let (real, all_moe) = (eval(3), eval(0));
+    let stage = |v: &serde_json::Value, k: &str| v["memory"]["stages"][0][k].as_f64().unwrap();
+    let model = model::DEEPSEEK_V3;
+    let cfg = Config {
+        data: 64,
+        pipe: 4,
+        virtual_stages: 4,
+        expert: 64,
+        micro_batch: 1,
+        micro_batches: 64,
+        ..Config::default()
+    };
+    assert_eq!(step::first_layers_on(61, 3, &cfg, 0), 3);
+    assert_eq!(step::first_layers_on(61, 3, &cfg, 1), 0);
+    assert_eq!(step::in_flight(&cfg, 0), 4.75);
+    assert_eq!(step::first_chunk_in_flight(&cfg, 0), 7.0);
+    // The optimizer's 12 bytes a weight.
+    let (shared, routed) = step::layer_weights_on_gpu(&model, 1, 64, 0);
+    let dense = model.dense_layer_params();
+    let optimizer = 3.0 * (shared - dense) * 12.0 / 64.0 + 3.0 * routed * 12.0;
+    let got = stage(&all_moe, "optimizer") - stage(&real, "optimizer");
+    assert!(close(got, optimizer, 1e-9), "{got} {optimizer}");
+    // Activations: what an MoE layer and a dense layer keep per token as
+    // Megatron-Core runs them (its `mlp` module recomputed), less the FP8
+    // inputs kept in one byte, 4 096 tokens a micro-batch.
+    let a = plan3d_core::cost::framework::Framework::MegatronCore.apply(Assumptions {
+        compute: Compute::Fp8Current,
+        ..Assumptions::PRACTICE
+    });
+    let run = Config {
+        activation: ActivationModel::Selective,
+        recompute_modules: plan3d_core::cost::saved::Modules::MLP,
+        ..cfg
+    };
+    let kept =
+        |m: &ModelShape| step::kept_per_token(m, &run, &a).0 - step::fp8_saved_per_token(m, &run);
+    let dense_model = ModelShape {
+        experts: None,
+        ..model
+    };
+    let activations = 3.0 * 7.0 * 4096.0 * (kept(&model) - kept(&dense_model));
+    let got = stage(&all_moe, "activations") - stage(&real, "activations");
+    assert!(close(got, activations, 1e-9), "{got} {activations}");
+    assert!(activations > 10.0 * (1u64 << 30) as f64);
+    assert_eq!(real["fits"], true);
+    assert_eq!(all_moe["fits"], false);
+}

@@ -380,6 +380,11 @@ struct Common {
     kept: f64,
     working: f64,
     offloaded: f64,
+    /// A mixture's dense layers: how many lead the model, one's weights
+    /// per GPU, and what one keeps per token (0, 0, 0 without them).
+    dense_layers: u32,
+    dense_layer: f64,
+    kept_dense: f64,
 }
 
 impl Common {
@@ -394,6 +399,50 @@ impl Common {
         let tokens =
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
         let (kept, working) = step::kept_per_token(model, cfg, a);
+        let kept = Self::kept_of(model, cfg, a, kept);
+        // A mixture's leading dense layers keep what a dense layer of the
+        // model's feed-forward width keeps (Megatron-Core's `mlp` module
+        // is theirs, `moe` the others'), and hold its weights, none of
+        // them routed experts.
+        let dense_layers = model
+            .experts
+            .map_or(0, |e| e.dense_layers.min(model.layers));
+        let (dense_layer, kept_dense) = if dense_layers > 0 {
+            let dense = ModelShape {
+                experts: None,
+                ..*model
+            };
+            let (kept_dense, _) = step::kept_per_token(&dense, cfg, a);
+            (
+                model.dense_layer_params() / f64::from(cfg.tensor.max(1)),
+                Self::kept_of(&dense, cfg, a, kept_dense),
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        // Activation offloading: a share of each chunk's layers keeps its
+        // activations in CPU memory.
+        let offloaded = step::offloaded_share(cfg, model.layers);
+        Self {
+            layer_dense,
+            layer_experts,
+            shards: zero.shards(d),
+            expert_shards: zero.shards(d_e),
+            tokens,
+            kept,
+            working,
+            offloaded,
+            dense_layers,
+            dense_layer,
+            kept_dense,
+        }
+    }
+
+    /// What a layer of `model` keeps per token, `kept` as recomputation
+    /// leaves it, under the framework's FP8 copies and partial
+    /// recomputation.
+    fn kept_of(model: &ModelShape, cfg: &Config, a: &Assumptions, kept: f64) -> f64 {
+        use crate::cost::step;
         // FP8: the FP8 GEMMs' inputs kept in FP8 (Transformer Engine's; not
         // torchao's, which keeps them in BF16).
         let fp8 = a.compute.is_fp8() && a.framework.fp8_keeps_fp8_copies();
@@ -406,7 +455,7 @@ impl Common {
         // layer keeps without recomputation; per layer, on average, the
         // mix of the two.
         let share = step::recomputed_share(cfg, model.layers);
-        let kept = if share < 1.0 && matches!(cfg.activation, ActivationModel::Full) {
+        if share < 1.0 && matches!(cfg.activation, ActivationModel::Full) {
             let t = f64::from(cfg.tensor);
             let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
             let (rep, split, scores) = step::saved_per_token(model, a);
@@ -423,19 +472,6 @@ impl Common {
             share * kept + (1.0 - share) * everything
         } else {
             kept
-        };
-        // Activation offloading: a share of each chunk's layers keeps its
-        // activations in CPU memory.
-        let offloaded = step::offloaded_share(cfg, model.layers);
-        Self {
-            layer_dense,
-            layer_experts,
-            shards: zero.shards(d),
-            expert_shards: zero.shards(d_e),
-            tokens,
-            kept,
-            working,
-            offloaded,
         }
     }
 
@@ -445,10 +481,21 @@ impl Common {
         let layers = step::device_layers(model.layers, cfg, stage);
         let weights = (self.layer_dense, self.layer_experts);
         let (layer_w, ends_w) = step::stage_params_of(model, cfg, stage, layers, weights);
+        // The model's leading dense layers on this device hold a dense
+        // layer's weights, where every other layer holds an MoE layer's.
+        let dense_here = f64::from(step::first_layers_on(
+            model.layers,
+            self.dense_layers,
+            cfg,
+            stage,
+        ));
+        let copies = step::dual_copies(cfg);
+        let layer_w = layer_w
+            - copies * dense_here * (self.layer_dense + self.layer_experts - self.dense_layer);
         let params = layer_w + ends_w;
         // The state is sharded over the data and context ranks; the routed
         // experts' over the ep-fold smaller expert-data-parallel group.
-        let experts = step::dual_copies(cfg) * f64::from(layers) * self.layer_experts;
+        let experts = copies * (f64::from(layers) - dense_here) * self.layer_experts;
         let dense = params - experts;
         let t = f64::from(cfg.tensor);
         let (sw, sg, so) = self.shards;
@@ -491,7 +538,16 @@ impl Common {
         };
         // Offloaded layers' activations live in CPU memory; one layer's
         // stays staged on the GPU while it is copied out or back.
-        let kept_all = kept * tokens * f64::from(layers) * in_flight;
+        // The dense layers lead the device's first chunk, whose in-flight
+        // micro-batches the interleaved schedule's groups set
+        // ([`crate::cost::step::first_chunk_in_flight`]): they keep a dense
+        // layer's activations there.
+        let dense_kept = if dense_here > 0.0 {
+            dense_here * step::first_chunk_in_flight(cfg, stage) * (kept - self.kept_dense)
+        } else {
+            0.0
+        };
+        let kept_all = (kept * f64::from(layers) * in_flight - dense_kept).max(0.0) * tokens;
         let host = host + self.offloaded * kept_all;
         let staging = if self.offloaded > 0.0 {
             kept * tokens
@@ -534,9 +590,10 @@ impl Common {
         // layers' weights held in 1 byte instead of bw; the embedding and
         // head stay in bf16.
         let fp8_saving = if fp8 && a.fp8_params {
-            let copies = step::dual_copies(cfg) * f64::from(layers);
+            let moe = copies * (f64::from(layers) - dense_here);
             (bw - 1.0).max(0.0)
-                * (copies * self.layer_dense / sw + copies * self.layer_experts / swe)
+                * ((moe * self.layer_dense + copies * dense_here * self.dense_layer) / sw
+                    + moe * self.layer_experts / swe)
         } else {
             0.0
         };

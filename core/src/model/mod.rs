@@ -291,8 +291,10 @@ impl ModelShape {
             .map_or(0.0, |e| f64::from(e.routed) * self.mlp_params(e.ffn))
     }
 
-    /// Weights of one dense layer.
-    fn dense_layer_params(&self) -> f64 {
+    /// Weights of one dense layer (a mixture's first `dense_layers` are
+    /// such layers).
+    #[must_use]
+    pub fn dense_layer_params(&self) -> f64 {
         self.attention_params() + self.mlp_params(self.ffn)
     }
 

@@ -30,8 +30,9 @@ pub use activations::{
 };
 pub use data::DataRing;
 pub use placement::{
-    bubble_fraction, chunk_layers, chunks_per_device, device_layers, group_fits, group_size,
-    holds_head, in_flight, microbatch_group, split_layers, stage_layers, v_shaped,
+    bubble_fraction, chunk_layers, chunks_per_device, device_layers, first_chunk_in_flight,
+    first_layers_on, group_fits, group_size, holds_head, in_flight, microbatch_group, split_layers,
+    stage_layers, v_shaped,
 };
 pub use rates::{
     fp8_casts, layer_ops, linear_format, linear_peak, micro_batch_floor, shaped_rates, Shaped,

@@ -192,7 +192,77 @@ pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
     }
 }
 
-/// ZB-V over a pipeline: two chunks per device in a V.
+/// How many of the first `first` layers of the model (a mixture's dense
+/// layers, which Megatron-Core, DeepSeek and torchtitan put first) sit on
+/// pipeline device `stage`: the layers go to the chunks in order, chunk j
+/// on device j mod p (interleaved) or, under ZB-V, down and back up the V
+/// ([`device_layers`]' split).
+#[must_use]
+pub fn first_layers_on(layers: u32, first: u32, cfg: &Config, stage: u32) -> u32 {
+    let first = first.min(layers);
+    if first == 0 {
+        return 0;
+    }
+    let v = v_shaped(cfg);
+    let chunks = if v {
+        2 * cfg.pipe
+    } else {
+        cfg.pipe * cfg.virtual_stages.max(1)
+    };
+    let split = Split::new(layers, chunks, cfg.embedding_layers, cfg.head_layers);
+    let (mut start, mut here) = (0, 0);
+    for j in 0..chunks {
+        if start >= first {
+            break;
+        }
+        let (size, device) = if v {
+            let order = if j + 1 == chunks || cfg.head_layers == 0 {
+                j
+            } else {
+                (j + chunks - 2) % (chunks - 1)
+            };
+            let device = if j < cfg.pipe { j } else { chunks - 1 - j };
+            (split.chunk(order), device)
+        } else {
+            (split.chunk(j), j % cfg.pipe.max(1))
+        };
+        if device == stage {
+            here += (start + size).min(first) - start;
+        }
+        start += size;
+    }
+    here
+}
+
+/// Micro-batches the first of device `stage`'s chunks holds at the peak
+/// of Megatron-Core's interleaved schedule: of the warm-up's forwards and
+/// the first steady one (N of them, [`in_flight`] × v), taken in groups of
+/// the schedule's micro-batch group g through the chunks in turn, those of
+/// chunk 0: C·g + min(R, g) for N = C·g·v + R. Without virtual stages, the
+/// device's [`in_flight`].
+#[must_use]
+pub fn first_chunk_in_flight(cfg: &Config, stage: u32) -> f64 {
+    let all = in_flight(cfg, stage);
+    if cfg.virtual_stages <= 1
+        || v_shaped(cfg)
+        || cfg.method.layered()
+        || cfg.pipeline_schedule != PipelineSchedule::OneFOneB
+    {
+        return all;
+    }
+    let v = f64::from(cfg.virtual_stages);
+    let g = f64::from(group_size(
+        cfg.microbatch_group,
+        cfg.pipe,
+        cfg.micro_batches,
+    ))
+    .max(1.0);
+    let n = all * v;
+    let cycles = (n / (g * v)).floor();
+    cycles * g + (n - cycles * g * v).min(g)
+}
+
+/// ZB-V over a pipeline: two chunks per device in a V./// ZB-V over a pipeline: two chunks per device in a V.
 #[must_use]
 pub fn v_shaped(cfg: &Config) -> bool {
     cfg.pipeline_schedule == PipelineSchedule::ZbV && cfg.pipe > 1
