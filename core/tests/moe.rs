@@ -528,7 +528,7 @@ fn dense_layers_hold_their_own_memory_on_their_stage() {
     assert_eq!(step::first_layers_on(61, 3, &cfg, 0), 3);
     assert_eq!(step::first_layers_on(61, 3, &cfg, 1), 0);
     assert_eq!(step::in_flight(&cfg, 0), 4.75);
-    assert_eq!(step::first_chunk_in_flight(&cfg, 0), 7.0);
+    assert_eq!(step::first_chunk_in_flight(&cfg, 4.75), 7.0);
     // The optimizer's 12 bytes a weight.
     let (shared, routed) = step::layer_weights_on_gpu(&model, 1, 64, 0);
     let dense = model.dense_layer_params();

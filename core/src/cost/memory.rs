@@ -398,28 +398,33 @@ impl Common {
         // A 1/cp share of each sequence's tokens (context parallelism).
         let tokens =
             f64::from(cfg.micro_batch) * f64::from(model.seq_len) / f64::from(cfg.context.max(1));
-        let (kept, working) = step::kept_per_token(model, cfg, a);
-        let kept = Self::kept_of(model, cfg, a, kept);
-        // A mixture's leading dense layers keep what a dense layer of the
-        // model's feed-forward width keeps (Megatron-Core's `mlp` module
-        // is theirs, `moe` the others'), and hold its weights, none of
-        // them routed experts.
+        // What a layer keeps per token, and what one of a mixture's leading
+        // dense layers keeps: a dense layer of the model's feed-forward
+        // width (Megatron-Core's `mlp` module is theirs, `moe` the
+        // others'), counted in one pass over the two shapes. The dense
+        // layers hold a dense layer's weights, none of them routed
+        // experts.
         let dense_layers = model
             .experts
             .map_or(0, |e| e.dense_layers.min(model.layers));
-        let (dense_layer, kept_dense) = if dense_layers > 0 {
-            let dense = ModelShape {
-                experts: None,
-                ..*model
-            };
-            let (kept_dense, _) = step::kept_per_token(&dense, cfg, a);
-            (
-                model.dense_layer_params() / f64::from(cfg.tensor.max(1)),
-                Self::kept_of(&dense, cfg, a, kept_dense),
-            )
-        } else {
-            (0.0, 0.0)
+        let dense = ModelShape {
+            experts: None,
+            ..*model
         };
+        let mut kept = [0.0; 2];
+        let mut working = 0.0;
+        for (i, m) in [model, &dense].into_iter().enumerate() {
+            if i == 1 && dense_layers == 0 {
+                break;
+            }
+            let (k, w) = step::kept_per_token(m, cfg, a);
+            kept[i] = Self::kept_of(m, cfg, a, k);
+            if i == 0 {
+                working = w;
+            }
+        }
+        let [kept, kept_dense] = kept;
+        let dense_layer = model.dense_layer_params() / f64::from(cfg.tensor.max(1));
         // Activation offloading: a share of each chunk's layers keeps its
         // activations in CPU memory.
         let offloaded = step::offloaded_share(cfg, model.layers);
@@ -543,7 +548,7 @@ impl Common {
         // ([`crate::cost::step::first_chunk_in_flight`]): they keep a dense
         // layer's activations there.
         let dense_kept = if dense_here > 0.0 {
-            dense_here * step::first_chunk_in_flight(cfg, stage) * (kept - self.kept_dense)
+            dense_here * step::first_chunk_in_flight(cfg, in_flight) * (kept - self.kept_dense)
         } else {
             0.0
         };

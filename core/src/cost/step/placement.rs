@@ -194,55 +194,32 @@ pub fn device_layers(layers: u32, cfg: &Config, stage: u32) -> u32 {
 
 /// How many of the first `first` layers of the model (a mixture's dense
 /// layers, which Megatron-Core, DeepSeek and torchtitan put first) sit on
-/// pipeline device `stage`: the layers go to the chunks in order, chunk j
-/// on device j mod p (interleaved) or, under ZB-V, down and back up the V
-/// ([`device_layers`]' split).
+/// pipeline device `stage`: the layers go to the chunks in order, and the
+/// first p chunks lie on devices 0 to p−1 in the interleaved placement and
+/// down the V alike ([`device_layers`]' split; under ZB-V the remainder's
+/// extra layers are taken as the interleaved split places them, which
+/// moves a layer at most). Layers past the first p chunks (more than a
+/// pipeline's worth of leading layers) are not counted.
 #[must_use]
 pub fn first_layers_on(layers: u32, first: u32, cfg: &Config, stage: u32) -> u32 {
-    let first = first.min(layers);
-    if first == 0 {
+    let chunks = chunks_per_device(cfg) * cfg.pipe;
+    let split = Split::new(layers, chunks, cfg.embedding_layers, cfg.head_layers);
+    let start: u32 = (0..stage.min(chunks)).map(|j| split.chunk(j)).sum();
+    if stage >= chunks || start >= first {
         return 0;
     }
-    let v = v_shaped(cfg);
-    let chunks = if v {
-        2 * cfg.pipe
-    } else {
-        cfg.pipe * cfg.virtual_stages.max(1)
-    };
-    let split = Split::new(layers, chunks, cfg.embedding_layers, cfg.head_layers);
-    let (mut start, mut here) = (0, 0);
-    for j in 0..chunks {
-        if start >= first {
-            break;
-        }
-        let (size, device) = if v {
-            let order = if j + 1 == chunks || cfg.head_layers == 0 {
-                j
-            } else {
-                (j + chunks - 2) % (chunks - 1)
-            };
-            let device = if j < cfg.pipe { j } else { chunks - 1 - j };
-            (split.chunk(order), device)
-        } else {
-            (split.chunk(j), j % cfg.pipe.max(1))
-        };
-        if device == stage {
-            here += (start + size).min(first) - start;
-        }
-        start += size;
-    }
-    here
+    (start + split.chunk(stage)).min(first) - start
 }
 
-/// Micro-batches the first of device `stage`'s chunks holds at the peak
-/// of Megatron-Core's interleaved schedule: of the warm-up's forwards and
-/// the first steady one (N of them, [`in_flight`] × v), taken in groups of
+/// Micro-batches the first of a device's chunks holds at the peak of
+/// Megatron-Core's interleaved schedule, given the device's [`in_flight`]
+/// `all`: of the warm-up's forwards and the first steady one (N of them,
+/// `all` × v), taken in groups of
 /// the schedule's micro-batch group g through the chunks in turn, those of
-/// chunk 0: C·g + min(R, g) for N = C·g·v + R. Without virtual stages, the
-/// device's [`in_flight`].
+/// chunk 0: C·g + min(R, g) for N = C·g·v + R. Without virtual stages,
+/// `all`.
 #[must_use]
-pub fn first_chunk_in_flight(cfg: &Config, stage: u32) -> f64 {
-    let all = in_flight(cfg, stage);
+pub fn first_chunk_in_flight(cfg: &Config, all: f64) -> f64 {
     if cfg.virtual_stages <= 1
         || v_shaped(cfg)
         || cfg.method.layered()
