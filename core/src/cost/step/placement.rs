@@ -235,7 +235,7 @@ pub fn first_chunk_in_flight(cfg: &Config, all: f64) -> f64 {
     ))
     .max(1.0);
     let n = all * v;
-    let cycles = (n / (g * v)).floor();
+    let cycles = crate::math::floor(n / (g * v));
     cycles * g + (n - cycles * g * v).min(g)
 }
 
