@@ -541,8 +541,6 @@ impl Common {
         } else {
             0.0
         };
-        // Offloaded layers' activations live in CPU memory; one layer's
-        // stays staged on the GPU while it is copied out or back.
         // The dense layers lead the device's first chunk, whose in-flight
         // micro-batches the interleaved schedule's groups set
         // ([`crate::cost::step::first_chunk_in_flight`]): they keep a dense
@@ -553,6 +551,8 @@ impl Common {
             0.0
         };
         let kept_all = (kept * f64::from(layers) * in_flight - dense_kept).max(0.0) * tokens;
+        // Offloaded layers' activations live in CPU memory; one layer's
+        // stays staged on the GPU while it is copied out or back.
         let host = host + self.offloaded * kept_all;
         let staging = if self.offloaded > 0.0 {
             kept * tokens
