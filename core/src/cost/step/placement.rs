@@ -214,10 +214,9 @@ pub fn first_layers_on(layers: u32, first: u32, cfg: &Config, stage: u32) -> u32
 /// Micro-batches the first of a device's chunks holds at the peak of
 /// Megatron-Core's interleaved schedule, given the device's [`in_flight`]
 /// `all`: of the warm-up's forwards and the first steady one (N of them,
-/// `all` × v), taken in groups of
-/// the schedule's micro-batch group g through the chunks in turn, those of
-/// chunk 0: C·g + min(R, g) for N = C·g·v + R. Without virtual stages,
-/// `all`.
+/// `all` × v), taken in groups of the schedule's micro-batch group g
+/// through the chunks in turn, those of chunk 0: C·g + min(R, g) for
+/// N = C·g·v + R. Without virtual stages, `all`.
 #[must_use]
 pub fn first_chunk_in_flight(cfg: &Config, all: f64) -> f64 {
     if cfg.virtual_stages <= 1
@@ -239,7 +238,7 @@ pub fn first_chunk_in_flight(cfg: &Config, all: f64) -> f64 {
     cycles * g + (n - cycles * g * v).min(g)
 }
 
-/// ZB-V over a pipeline: two chunks per device in a V./// ZB-V over a pipeline: two chunks per device in a V.
+/// ZB-V over a pipeline: two chunks per device in a V.
 #[must_use]
 pub fn v_shaped(cfg: &Config) -> bool {
     cfg.pipeline_schedule == PipelineSchedule::ZbV && cfg.pipe > 1
