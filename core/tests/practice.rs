@@ -521,10 +521,16 @@ fn context_parallel_exchanges_by_hand() {
         ..torch
     };
     let (narrow, wide) = (step_of(&torch), step_of(&repeated));
-    // 8 192 query against 1 024 key/value columns.
+    // 8 192 query against 1 024 key/value columns (`repeat_kv` is a knob:
+    // without the `knobs` feature, the page's build, it reads as off).
+    let q = if cfg!(feature = "knobs") {
+        8192.0
+    } else {
+        1024.0
+    };
     assert!(close(
         wide.context_ring_bytes,
-        8.0 * narrow.context_ring_bytes,
+        q / 1024.0 * narrow.context_ring_bytes,
         1e-12
     ));
     let (layers, micro, cp) = (80.0, 4.0, 8.0);
@@ -559,7 +565,7 @@ fn context_parallel_exchanges_by_hand() {
         };
         micro * layers * per_layer
     };
-    for (s, width) in [(&narrow, 1024.0), (&wide, 8192.0)] {
+    for (s, width) in [(&narrow, 1024.0), (&wide, q)] {
         let expected = by_hand(s, width, ContextExchange::AllGather, true);
         assert!(
             close(s.context, expected, 1e-9),
@@ -574,7 +580,9 @@ fn context_parallel_exchanges_by_hand() {
         wide.total()
     );
     // Repeated, the gather outlasts its block: exposed.
-    assert!(wide.context > 0.05 * wide.total(), "{wide:?}");
+    if cfg!(feature = "knobs") {
+        assert!(wide.context > 0.05 * wide.total(), "{wide:?}");
+    }
     // The same layout as Megatron-Core runs it: a ring, gradients in bf16,
     // nothing waited for whole.
     let megatron = Assumptions {
@@ -582,21 +590,21 @@ fn context_parallel_exchanges_by_hand() {
         ..Framework::MegatronCore.apply(Assumptions::PRACTICE)
     };
     let ring = step_of(&megatron);
-    let expected = by_hand(&ring, 8192.0, ContextExchange::Ring, false);
+    let expected = by_hand(&ring, q, ContextExchange::Ring, false);
     assert!(
         close(ring.context, expected, 1e-9),
         "{} vs {expected}",
         ring.context
     );
     println!("ring {:.3} s", ring.context);
-    assert!(ring.context < wide.context);
+    assert!(ring.context < wide.context || !cfg!(feature = "knobs"));
     // And torchtitan's ring by all-to-all, asked for.
     let alltoall = step_of(&Assumptions {
         context_exchange: ContextExchange::Ring,
         ..repeated
     });
-    let expected = by_hand(&alltoall, 8192.0, ContextExchange::Ring, true) + {
-        let chunk = 2.0 * 8192.0 * 2.0 * tokens / 8.0;
+    let expected = by_hand(&alltoall, q, ContextExchange::Ring, true) + {
+        let chunk = 2.0 * q * 2.0 * tokens / 8.0;
         micro * layers * collective::send_seconds(2.0 * chunk, link, true)
     };
     assert!(
