@@ -2,6 +2,7 @@
 
 #[cfg(feature = "serde")]
 mod calibration;
+mod context;
 #[cfg(feature = "alloc")]
 mod fields;
 #[cfg(feature = "alloc")]
