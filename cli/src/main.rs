@@ -60,8 +60,9 @@ enum Command {
     /// Shape, parameter counts and critical batch size of a model.
     Model {
         /// A preset (bert, megatron-8.3b, t-nlg, gpt-3, megatron-1t, mistral-7b,
-        /// llama-3.1-8b, llama-3.1-70b, nemotron-4-340b, llama-3.1-405b) or
-        /// x<N> for the X[N] family; omit for a custom shape.
+        /// llama-3.1-8b, llama-3.1-70b, nemotron-4-340b, llama-3.1-405b,
+        /// mixtral-8x22b, qwen3-235b-a22b, deepseek-v3) or x<N> for the X[N]
+        /// family; omit for a custom shape.
         name: Option<String>,
         #[command(flatten)]
         shape: ShapeArgs,

@@ -47,3 +47,18 @@ fn hardware_fields() {
     assert_eq!(f(&v["links"]["infiniband"], "bandwidth"), 50.0 * GIB);
     assert_eq!(f(&v["links"]["pcie"], "threshold").round(), 4612.0);
 }
+
+#[test]
+fn model_help_names_every_preset() {
+    let out = plan3d(&["model", "--help"]);
+    assert!(out.status.success());
+    // clap folds the doc comment's lines; compare without whitespace.
+    let help: String = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect();
+    for (name, _) in plan3d_core::model::PRESETS {
+        assert!(help.contains(name), "`plan3d model --help` omits {name}");
+        // Every preset the help names is one `plan3d model` answers.
+        assert!(plan3d(&["model", name]).status.success(), "{name}");
+    }
+}
