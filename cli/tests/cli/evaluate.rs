@@ -512,3 +512,53 @@ fn the_context_exchange_and_repeated_keys_reach_the_step() {
         "unknown context_exchange 'ulysses': use ring or allgather",
     )]);
 }
+
+/// The paper's evaluation reads none of practice's knobs below: each is
+/// refused in words naming it (it used to be echoed in the report, and
+/// the figures counted without it), and the same command run under
+/// practice reads it.
+#[test]
+fn the_paper_refuses_the_knobs_it_would_ignore() {
+    let base = "evaluate --model llama-3.1-70b --gpu h100-sxm --data 8 --pipe 4 --tensor 8 --micro-batch 1";
+    for (flag, field) in [
+        ("--virtual-stages 2", "virtual_stages"),
+        ("--sequence-parallel", "sequence_parallel"),
+        ("--zero 1", "zero"),
+        ("--pipeline-schedule gpipe", "pipeline_schedule"),
+        ("--tokens 1e12", "tokens"),
+        ("--precision fp8", "precision"),
+        ("--compile", "compile"),
+        ("--attention fa2", "attention"),
+        ("--embedding-layers 1", "embedding_layers"),
+        ("--cross-entropy eager", "cross_entropy"),
+        ("--grad-reduce fp32", "grad_reduce"),
+        ("--repeat-kv", "repeat_kv"),
+        ("--context-exchange ring", "context_exchange"),
+        ("--no-overlap-data", "overlap_data"),
+        ("--expandable-segments", "expandable_segments"),
+    ] {
+        let out = plan3d_words(&format!("{base} --assumptions paper {flag}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(&format!("{field} is read only by the practice model")),
+            "{flag}: {err}"
+        );
+        // The JSON API's error names the field (JavaScript, Python).
+        assert_eq!(
+            plan3d_core::api::json::field_of(err.trim().trim_start_matches("error: ")),
+            Some(field),
+            "{flag}: {err}"
+        );
+        assert!(
+            plan3d_words(&format!("{base} --assumptions practice {flag}"))
+                .status
+                .success(),
+            "{flag} under practice"
+        );
+    }
+    // What the paper reads still moves its figures.
+    let paper = json_words(&format!("{base} --assumptions paper"));
+    let full = json_words(&format!("{base} --assumptions paper --recompute full"));
+    assert!(f(&full, "memory.peak_bytes") < f(&paper, "memory.peak_bytes"));
+}

@@ -203,7 +203,10 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("GPU count", "gpus"),
         ("kernel efficiency", "kernel_efficiency"),
     ];
-    if let Some(start) = message.find(" is read only by the practice search") {
+    if let Some(start) = message
+        .find(" is read only by the practice search")
+        .or_else(|| message.find(" is read only by the practice model"))
+    {
         let name = &message[..start];
         return PRACTICE_ONLY.iter().copied().find(|f| *f == name);
     }
@@ -214,7 +217,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 36] = [
+pub(crate) const PRACTICE_ONLY: [&str; 37] = [
     "data",
     "pipe",
     "micro_batch",
@@ -251,6 +254,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 36] = [
     "offload_layers",
     "recompute_modules",
     "profile",
+    "tokens",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -224,6 +224,13 @@ fn evaluation_of(
     let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     let p = &r.practice;
+    if let Some(field) = parse::paper_ignores(p).filter(|_| !practice) {
+        // Echoed and not counted would mislead: say so instead.
+        return Err(ApiError(format!(
+            "{field} is read only by the practice model: add assumptions practice \
+             (--assumptions practice), or leave it out"
+        )));
+    }
     let given_zero = p.zero.as_deref().map(zero_stage).transpose()?;
     let (method, default_zero) = parse::sharding(&r.method, given_zero, a.framework, practice)?;
     let mut cfg = Config {

@@ -565,6 +565,45 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("offload_layers", p.offload_layers.is_some()),
         ("recompute_modules", p.recompute_modules.is_some()),
         ("profile", p.profile.is_some()),
+        ("tokens", p.tokens.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name))
+}
+
+/// The first field of an evaluate request that the paper's evaluation
+/// does not read (it would echo it and count without it), by its request
+/// name. `recompute`, `global_batch`, `optimizer` and `zero_r` are read;
+/// `framework`, `context_parallel` and the partial recomputation are
+/// refused where they are parsed, with their own words.
+pub(super) fn paper_ignores(p: &PracticeRequest) -> Option<&'static str> {
+    [
+        ("virtual_stages", p.virtual_stages.is_some()),
+        ("microbatch_group", p.microbatch_group.is_some()),
+        ("sequence_parallel", p.sequence_parallel.is_some()),
+        ("zero", p.zero.is_some()),
+        ("pipeline_schedule", p.pipeline_schedule.is_some()),
+        ("tokens", p.tokens.is_some()),
+        ("precision", p.precision.is_some()),
+        ("expert_parallel", p.expert_parallel.is_some()),
+        ("expert_tensor_parallel", p.expert_tensor_parallel.is_some()),
+        ("expert_imbalance", p.expert_imbalance.is_some()),
+        ("overlap_expert", p.overlap_expert.is_some()),
+        ("compile", p.compile.is_some()),
+        ("expandable_segments", p.expandable_segments.is_some()),
+        ("attention", p.attention.is_some()),
+        ("overlap_tensor", p.overlap_tensor.is_some()),
+        ("overlap_data", p.overlap_data.is_some()),
+        ("head_layers", p.head_layers.is_some()),
+        ("embedding_layers", p.embedding_layers.is_some()),
+        ("cross_entropy", p.cross_entropy.is_some()),
+        ("activation_layout", p.activation_layout.is_some()),
+        ("checkpoint_early_stop", p.checkpoint_early_stop.is_some()),
+        ("context_exchange", p.context_exchange.is_some()),
+        ("repeat_kv", p.repeat_kv.is_some()),
+        ("norm_kernel", p.norm_kernel.is_some()),
+        ("grad_reduce", p.grad_reduce.is_some()),
+        ("profile", p.profile.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))
