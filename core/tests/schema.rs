@@ -422,3 +422,101 @@ mod core_types {
         );
     }
 }
+
+/// Every practice field of an `evaluate` request under `paper` either moves
+/// the paper's figures or is refused in words naming it: never echoed and
+/// ignored. A field added to `PracticeRequest` without a sample here fails
+/// the test, so that someone decides which it is.
+#[test]
+fn the_paper_reads_or_refuses_every_practice_field() {
+    use plan3d_core::api::json::{call, field_of};
+    // A valid value of each field (under practice) for Llama 3.1 70B on
+    // 256 H100s: DP 8 × PP 4 × TP 8.
+    let samples: &[(&str, &str)] = &[
+        ("virtual_stages", "2"),
+        ("microbatch_group", "4"),
+        ("sequence_parallel", "true"),
+        ("zero", "\"1\""),
+        ("recompute", "\"full\""),
+        ("pipeline_schedule", "\"gpipe\""),
+        ("zero_r", "\"pa\""),
+        ("global_batch", "1024"),
+        ("tokens", "1e12"),
+        ("optimizer", "\"sgd-momentum\""),
+        ("context_parallel", "2"),
+        ("precision", "\"fp8\""),
+        ("expert_parallel", "1"),
+        ("expert_tensor_parallel", "8"),
+        ("expert_imbalance", "1.5"),
+        ("overlap_expert", "true"),
+        ("compile", "true"),
+        ("expandable_segments", "false"),
+        ("attention", "\"fa2\""),
+        ("overlap_tensor", "false"),
+        ("overlap_data", "false"),
+        ("head_layers", "1"),
+        ("embedding_layers", "1"),
+        ("cross_entropy", "\"eager\""),
+        ("activation_layout", "\"batch-first\""),
+        ("checkpoint_early_stop", "true"),
+        ("context_exchange", "\"allgather\""),
+        ("repeat_kv", "true"),
+        ("norm_kernel", "\"unfused\""),
+        ("framework", "\"torchtitan\""),
+        ("grad_reduce", "\"fp32\""),
+        ("recompute_layers", "1"),
+        ("offload_layers", "1"),
+        ("recompute_modules", "\"core_attn\""),
+        ("profile", "null"),
+    ];
+    // The struct's fields, read off its Debug form (JSON leaves out the
+    // unset ones): `PracticeRequest { assumptions: "practice", x: None, … }`.
+    let debug = format!("{:?}", PracticeRequest::default());
+    let fields: Vec<&str> = debug
+        .split([',', '{'])
+        .filter_map(|part| part.trim().split_once(": ").map(|(name, _)| name))
+        .filter(|name| *name != "assumptions")
+        .collect();
+    assert!(fields.len() > 30, "{debug}");
+    for f in &fields {
+        assert!(
+            samples.iter().any(|(n, _)| n == f),
+            "PracticeRequest.{f} has no sample: does the paper read it or refuse it?"
+        );
+    }
+    let base = r#""model": "llama-3.1-70b", "gpu": "h100-sxm", "data": 8, "pipe": 4, "tensor": 8, "micro_batch": 1, "assumptions": "paper""#;
+    let figures = |text: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        // The echo of the request's own fields is not a figure.
+        for echo in fields.iter().copied().chain(["assumptions"]) {
+            v.as_object_mut().unwrap().remove(echo);
+        }
+        v
+    };
+    let paper = figures(&call("evaluate", &format!("{{{base}}}")).unwrap());
+    let (mut read, mut refused) = (Vec::new(), 0);
+    for (field, value) in samples {
+        if *value == "null" {
+            continue; // a profile is an object: held by core/tests/profile.rs
+        }
+        match call("evaluate", &format!("{{{base}, \"{field}\": {value}}}")) {
+            Ok(text) => {
+                read.push(*field);
+                assert_ne!(
+                    figures(&text),
+                    paper,
+                    "{field} is echoed and ignored under paper"
+                );
+            }
+            Err(e) => {
+                refused += 1;
+                // Named, so that Python's exception and the page point at it.
+                assert_eq!(field_of(&e.0), Some(*field), "{e}");
+            }
+        }
+    }
+    // What the paper's model reads: the recomputation and the batch (its
+    // optimizer is the paper's Adam, its ZeRO the method's).
+    assert_eq!(read, ["recompute", "global_batch"]);
+    assert_eq!(refused, samples.len() - read.len() - 1);
+}

@@ -156,7 +156,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 45] = [
+    const PHRASES: [(&str, &str); 50] = [
         ("profile field", "profile"),
         ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
@@ -171,6 +171,11 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("pipeline-parallel degree", "pipe"),
         ("data-parallel degree", "data"),
         ("context-parallel degree", "context_parallel"),
+        ("context parallelism is a practice knob", "context_parallel"),
+        ("recompute_layers is", "recompute_layers"),
+        ("framework needs", "framework"),
+        ("offload_layers is", "offload_layers"),
+        ("recompute_modules is", "recompute_modules"),
         ("expert-parallel degree", "expert_parallel"),
         ("expert parallelism", "expert_parallel"),
         ("expert imbalance", "expert_imbalance"),
@@ -217,7 +222,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 37] = [
+pub(crate) const PRACTICE_ONLY: [&str; 38] = [
     "data",
     "pipe",
     "micro_batch",
@@ -255,6 +260,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 37] = [
     "recompute_modules",
     "profile",
     "tokens",
+    "optimizer",
 ];
 
 /// The field a `bad request: unknown field 'x'` is about (owned: it is the

@@ -296,15 +296,15 @@ fn evaluation_of(
             cfg.tensor
         )));
     }
-    if !practice
-        && (p.recompute_layers.is_some()
-            || p.offload_layers.is_some()
-            || p.recompute_modules.is_some())
-    {
-        return Err(ApiError(
-            "recompute_layers and offload_layers are practice knobs: the paper recomputes every layer"
-                .into(),
-        ));
+    let partial = [
+        ("recompute_layers", p.recompute_layers.is_some()),
+        ("offload_layers", p.offload_layers.is_some()),
+        ("recompute_modules", p.recompute_modules.is_some()),
+    ];
+    if let Some((field, _)) = partial.iter().find(|(_, set)| *set && !practice) {
+        return Err(ApiError(format!(
+            "{field} is a practice knob: the paper recomputes every layer or none"
+        )));
     }
     if let Some(rc) = &p.recompute {
         let r = recompute(rc)?;

@@ -566,6 +566,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
         ("recompute_modules", p.recompute_modules.is_some()),
         ("profile", p.profile.is_some()),
         ("tokens", p.tokens.is_some()),
+        ("optimizer", p.optimizer.is_some()),
     ]
     .into_iter()
     .find_map(|(name, set)| set.then_some(name))
@@ -573,7 +574,7 @@ pub(super) fn practice_only(r: &PlanRequest) -> Option<&'static str> {
 
 /// The first field of an evaluate request that the paper's evaluation
 /// does not read (it would echo it and count without it), by its request
-/// name. `recompute`, `global_batch`, `optimizer` and `zero_r` are read;
+/// name. `recompute` and `global_batch` are read;
 /// `framework`, `context_parallel` and the partial recomputation are
 /// refused where they are parsed, with their own words.
 pub(super) fn paper_ignores(p: &PracticeRequest) -> Option<&'static str> {
@@ -583,7 +584,9 @@ pub(super) fn paper_ignores(p: &PracticeRequest) -> Option<&'static str> {
         ("sequence_parallel", p.sequence_parallel.is_some()),
         ("zero", p.zero.is_some()),
         ("pipeline_schedule", p.pipeline_schedule.is_some()),
+        ("zero_r", p.zero_r.is_some()),
         ("tokens", p.tokens.is_some()),
+        ("optimizer", p.optimizer.is_some()),
         ("precision", p.precision.is_some()),
         ("expert_parallel", p.expert_parallel.is_some()),
         ("expert_tensor_parallel", p.expert_tensor_parallel.is_some()),

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 /// `--assumptions`, `--virtual-stages`, `--sequence-parallel`, `--zero`,
 /// `--recompute`, `--pipeline-schedule`, `--zero-r`, `--global-batch`,
 /// `--tokens`, `--optimizer` and the rest below). Under `paper` only
-/// `assumptions`, `recompute`, `global_batch`, `optimizer` and `zero_r`
-/// are read; `evaluate` and `plan` refuse the others in words.
+/// `assumptions`, `recompute` and `global_batch` are read; `evaluate` and
+/// `plan` refuse the others in words.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "serde", serde(default))]
