@@ -156,7 +156,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 50] = [
+    const PHRASES: [(&str, &str); 47] = [
         ("profile field", "profile"),
         ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
@@ -172,10 +172,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("data-parallel degree", "data"),
         ("context-parallel degree", "context_parallel"),
         ("context parallelism is a practice knob", "context_parallel"),
-        ("recompute_layers is", "recompute_layers"),
         ("framework needs", "framework"),
-        ("offload_layers is", "offload_layers"),
-        ("recompute_modules is", "recompute_modules"),
         ("expert-parallel degree", "expert_parallel"),
         ("expert parallelism", "expert_parallel"),
         ("expert imbalance", "expert_imbalance"),

@@ -296,16 +296,6 @@ fn evaluation_of(
             cfg.tensor
         )));
     }
-    let partial = [
-        ("recompute_layers", p.recompute_layers.is_some()),
-        ("offload_layers", p.offload_layers.is_some()),
-        ("recompute_modules", p.recompute_modules.is_some()),
-    ];
-    if let Some((field, _)) = partial.iter().find(|(_, set)| *set && !practice) {
-        return Err(ApiError(format!(
-            "{field} is a practice knob: the paper recomputes every layer or none"
-        )));
-    }
     if let Some(rc) = &p.recompute {
         let r = recompute(rc)?;
         if cfg.activation != ActivationModel::Paper && cfg.activation != r {
