@@ -445,6 +445,13 @@ pub(crate) struct PracticeArgs {
     /// selective)
     #[arg(long)]
     pub(crate) recompute_modules: Option<String>,
+    /// The modules whose saved tensors every layer offloads to CPU memory,
+    /// Megatron-Core's --fine-grained-activation-offloading
+    /// --offload-modules comma-separated: attn_norm, qkv_linear, core_attn,
+    /// attn_proj, mlp_norm, expert_fc1, moe_act (copied over the CPU link
+    /// under the layers' compute; none under full recomputation)
+    #[arg(long)]
+    pub(crate) offload_modules: Option<String>,
     /// A calibration profile of your own GPU (JSON, written by
     /// `plan3d calibrate --run` or calibration/calibrate.py): its measured
     /// kernels set the kernel curves in place of the GPU preset's; the
@@ -527,6 +534,7 @@ impl PracticeArgs {
             recompute_layers: self.recompute_layers,
             offload_layers: self.offload_layers,
             recompute_modules: self.recompute_modules.clone(),
+            offload_modules: self.offload_modules.clone(),
             profile: self.profile.as_deref().map(read_profile).transpose()?,
         })
     }

@@ -213,6 +213,7 @@ proptest! {
                 recompute_layers: v.filter(|&x| x == 4).map(|_| 1),
                 offload_layers: v.filter(|&x| x == 2).map(|_| 1),
                 recompute_modules: v.filter(|&x| x == 1).map(|_| "moe_act,layernorm".into()),
+                offload_modules: v.filter(|&x| x == 2).map(|_| "core_attn,attn_proj".into()),
                 profile: None,
             },
         };
@@ -467,6 +468,7 @@ fn the_paper_reads_or_refuses_every_practice_field() {
         ("recompute_layers", "1"),
         ("offload_layers", "1"),
         ("recompute_modules", "\"core_attn\""),
+        ("offload_modules", "\"core_attn\""),
         ("profile", "null"),
     ];
     // The struct's fields, read off its Debug form (JSON leaves out the

@@ -562,3 +562,40 @@ fn the_paper_refuses_the_knobs_it_would_ignore() {
     let full = json_words(&format!("{base} --assumptions paper --recompute full"));
     assert!(f(&full, "memory.peak_bytes") < f(&paper, "memory.peak_bytes"));
 }
+
+/// DeepSeek-V3 on 64 GB300s as Megatron-Bridge's performance recipe lays
+/// it (`deepseek_v3_pretrain_64gpu_gb300_bf16_fsdp_config`, configuration
+/// only: Megatron FSDP over 64, EP 64, micro-batch 2, `layernorm`,
+/// `mla_up_proj` and `moe_act` recomputed, `core_attn` and `attn_proj`
+/// offloaded). Without its offloading it does not fit; with it, each of
+/// the 61 layers sends the attention's output and log-sum-exp a token
+/// (2·128·128 + 4·128 bytes: the up-projected q, k and v are recomputed
+/// already), 8 192 tokens a micro-batch, to CPU memory.
+#[test]
+fn deepseek_v3_offloads_its_attention_as_its_recipe_does() {
+    let recipe =
+        "evaluate --model deepseek-v3 --gpu gb300 --node-size 72 --network infiniband-400 \
+                  --data 64 --pipe 1 --tensor 1 --expert-parallel 64 --expert-tensor-parallel 1 \
+                  --micro-batch 2 --global-batch 256 --zero 3 --framework megatron-core \
+                  --recompute-modules layernorm,mla_up_proj,moe_act";
+    let kept = json_words(recipe);
+    let sent = json_words(&format!("{recipe} --offload-modules core_attn,attn_proj"));
+    assert_eq!(kept["fits"], false);
+    assert_eq!(sent["fits"], true);
+    assert_eq!(sent["offload_modules"], "core_attn,attn_proj");
+    assert!(kept.get("offload_modules").is_none());
+    let moved = (2.0 * 128.0 * 128.0 + 4.0 * 128.0) * 61.0 * 8192.0;
+    let stage = |v: &Value, k: &str| v["memory"]["stages"][0][k].as_f64().unwrap();
+    let (a0, a1) = (stage(&kept, "activations"), stage(&sent, "activations"));
+    assert!(
+        ((a0 - a1) / moved - 1.0).abs() < 1e-9,
+        "{} {moved}",
+        a0 - a1
+    );
+    assert!(((stage(&sent, "host") - stage(&kept, "host")) / moved - 1.0).abs() < 1e-9);
+    // The copies hide under the layers' compute.
+    assert_eq!(f(&sent, "step_seconds"), f(&kept, "step_seconds"));
+    let bad = plan3d_words(&format!("{recipe} --offload-modules attention"));
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown offload module in 'attention'"));
+}

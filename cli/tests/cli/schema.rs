@@ -129,6 +129,7 @@ fn every_output_has_the_schemas_fields() {
             "preset",
             "wall_days",
             "goodput",
+            "offload_modules",
         ];
         for k in want.difference(&have) {
             assert!(optional.contains(&k.as_str()), "{cmd}: no {k}");

@@ -156,7 +156,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
     }
     // Phrases of core's errors, most specific first, and the field each
     // names.
-    const PHRASES: [(&str, &str); 47] = [
+    const PHRASES: [(&str, &str); 48] = [
         ("profile field", "profile"),
         ("microbatch_group", "microbatch_group"),
         ("calibration profile", "profile"),
@@ -173,6 +173,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
         ("context-parallel degree", "context_parallel"),
         ("context parallelism is a practice knob", "context_parallel"),
         ("framework needs", "framework"),
+        ("offload module", "offload_modules"),
         ("expert-parallel degree", "expert_parallel"),
         ("expert parallelism", "expert_parallel"),
         ("expert imbalance", "expert_imbalance"),
@@ -219,7 +220,7 @@ pub fn field_of(message: &str) -> Option<&'static str> {
 }
 
 /// The plan request's fields only the practice search reads.
-pub(crate) const PRACTICE_ONLY: [&str; 38] = [
+pub(crate) const PRACTICE_ONLY: [&str; 39] = [
     "data",
     "pipe",
     "micro_batch",
@@ -255,6 +256,7 @@ pub(crate) const PRACTICE_ONLY: [&str; 38] = [
     "recompute_layers",
     "offload_layers",
     "recompute_modules",
+    "offload_modules",
     "profile",
     "tokens",
     "optimizer",

@@ -277,6 +277,12 @@ fn evaluation_of(
             .map(parse::modules)
             .transpose()?
             .unwrap_or_default(),
+        offload_modules: p
+            .offload_modules
+            .as_deref()
+            .map(parse::offload_modules)
+            .transpose()?
+            .unwrap_or_default(),
     };
     if let Some(what) = a
         .framework
@@ -473,6 +479,11 @@ fn plan_under(
                 .recompute_modules
                 .as_deref()
                 .map(parse::modules)
+                .transpose()?,
+            offload_modules: p
+                .offload_modules
+                .as_deref()
+                .map(parse::offload_modules)
                 .transpose()?,
             zero_bubble: p
                 .pipeline_schedule

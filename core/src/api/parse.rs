@@ -562,6 +562,7 @@ fn practice_fields(p: &PracticeRequest) -> impl Iterator<Item = &'static str> {
         ("recompute_layers", p.recompute_layers.is_some()),
         ("offload_layers", p.offload_layers.is_some()),
         ("recompute_modules", p.recompute_modules.is_some()),
+        ("offload_modules", p.offload_modules.is_some()),
         ("profile", p.profile.is_some()),
     ]
     .into_iter()
@@ -683,6 +684,18 @@ pub(super) fn config_of(e: &EvaluationReport) -> Result<Config, ApiError> {
         } else {
             crate::cost::saved::Modules(0)
         },
+        offload_modules: offload_modules(&e.offload_modules)?,
+    })
+}
+
+/// Megatron-Core's `--offload-modules`, comma-separated.
+pub(super) fn offload_modules(
+    list: &str,
+) -> Result<crate::cost::offload::OffloadModules, ApiError> {
+    crate::cost::offload::OffloadModules::parse(list).map_err(|_| {
+        ApiError(format!(
+            "unknown offload module in '{list}': use attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1 or moe_act"
+        ))
     })
 }
 

@@ -380,6 +380,9 @@ struct Common {
     kept: f64,
     working: f64,
     offloaded: f64,
+    /// Per token and layer, what fine-grained offloading keeps in CPU
+    /// memory ([`crate::cost::offload::per_token`]).
+    sent: f64,
     /// A mixture's dense layers: how many lead the model, one's weights
     /// per GPU, and what one keeps per token (0, 0, 0 without them).
     dense_layers: u32,
@@ -437,6 +440,7 @@ impl Common {
             kept,
             working,
             offloaded,
+            sent: crate::cost::offload::per_token(model, cfg, a),
             dense_layers,
             dense_layer,
             kept_dense,
@@ -553,7 +557,8 @@ impl Common {
         let kept_all = (kept * f64::from(layers) * in_flight - dense_kept).max(0.0) * tokens;
         // Offloaded layers' activations live in CPU memory; one layer's
         // stays staged on the GPU while it is copied out or back.
-        let host = host + self.offloaded * kept_all;
+        let host =
+            host + self.offloaded * kept_all + self.sent * f64::from(layers) * in_flight * tokens;
         let staging = if self.offloaded > 0.0 {
             kept * tokens
         } else {

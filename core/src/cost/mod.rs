@@ -47,6 +47,7 @@ pub mod formats;
 pub mod framework;
 pub mod kernels;
 pub mod memory;
+pub mod offload;
 pub mod overheads;
 #[cfg(feature = "alloc")]
 pub mod profile;

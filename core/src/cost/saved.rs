@@ -301,22 +301,28 @@ pub fn per_token_compiled(
     per_token_of(model, compiled_saved(model, amp), dropout, flash)
 }
 
-/// A linear form's bytes per token for `model`'s widths ([`per_token`]).
-fn per_token_of(model: &ModelShape, s: Saved, dropout: bool, flash: bool) -> (f64, f64, f64) {
-    let dm = model.width() as f64;
-    let (q, kv, heads) = match model.latent {
+/// The attention's widths the saved forms count in, as (query width,
+/// key/value width, heads): latent attention's up-projected queries and
+/// keys (nope + rope per head) and values per head.
+#[must_use]
+pub(crate) fn attention_widths(model: &ModelShape) -> (f64, f64, f64) {
+    match model.latent {
         None => (
             model.attention_width() as f64,
             model.kv_width(),
             f64::from(model.heads),
         ),
-        // Latent attention: the up-projected queries and keys (nope +
-        // rope per head) and the values per head.
         Some(l) => {
             let h = f64::from(l.heads);
             (h * f64::from(l.nope + l.rope), h * f64::from(l.v), h)
         }
-    };
+    }
+}
+
+/// A linear form's bytes per token for `model`'s widths ([`per_token`]).
+fn per_token_of(model: &ModelShape, s: Saved, dropout: bool, flash: bool) -> (f64, f64, f64) {
+    let dm = model.width() as f64;
+    let (q, kv, heads) = attention_widths(model);
     let ffn = match model.experts {
         None => s.ffn * f64::from(model.ffn),
         Some(e) => {

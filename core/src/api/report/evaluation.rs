@@ -286,6 +286,14 @@ pub struct EvaluationReport {
     /// `--recompute-modules`), comma-separated; empty without it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub recompute_modules: String,
+    /// The modules whose saved tensors are offloaded to CPU memory
+    /// (Megatron-Core's `--offload-modules`), comma-separated; absent
+    /// without them.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "String::is_empty")
+    )]
+    pub offload_modules: String,
     /// The framework whose memory was counted (practice; empty under
     /// paper).
     #[cfg_attr(feature = "serde", serde(default))]
@@ -449,6 +457,7 @@ impl EvaluationReport {
             } else {
                 String::new()
             },
+            offload_modules: c.offload_modules.names(),
             framework: if e.assumptions == crate::cost::assumptions::AssumptionSet::Practice {
                 e.knobs.framework.name().to_string()
             } else {

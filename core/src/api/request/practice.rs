@@ -218,6 +218,12 @@ pub struct PracticeRequest {
     /// `mla_up_proj` (implies `recompute` `selective`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub recompute_modules: Option<String>,
+    /// The modules whose saved tensors every layer offloads to CPU memory,
+    /// Megatron-Core's `--fine-grained-activation-offloading
+    /// --offload-modules` comma-separated: `attn_norm`, `qkv_linear`,
+    /// `core_attn`, `attn_proj`, `mlp_norm`, `expert_fc1`, `moe_act`.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub offload_modules: Option<String>,
     /// A calibration profile of your own GPU (`calibration/calibrate.py`,
     /// `plan3d calibrate`): its kernels' measured times set the kernel
     /// curves in place of the GPU preset's (`cost::profile`); the report
@@ -264,6 +270,7 @@ impl Default for PracticeRequest {
             recompute_layers: None,
             offload_layers: None,
             recompute_modules: None,
+            offload_modules: None,
             profile: None,
         }
     }

@@ -405,6 +405,12 @@ pub struct Config {
     /// Megatron-Core's `--recompute-modules`); empty: `core_attn`.
     #[cfg_attr(feature = "serde", serde(default))]
     pub recompute_modules: crate::cost::saved::Modules,
+    /// The modules whose saved tensors every layer sends to CPU memory
+    /// between its forward and backward passes (practice; Megatron-Core's
+    /// `--fine-grained-activation-offloading --offload-modules`); empty:
+    /// none.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub offload_modules: crate::cost::offload::OffloadModules,
 }
 
 #[cfg(feature = "serde")]
@@ -437,6 +443,7 @@ impl Default for Config {
             recompute_layers: 0,
             offload_layers: 0,
             recompute_modules: crate::cost::saved::Modules(0),
+            offload_modules: crate::cost::offload::OffloadModules(0),
         }
     }
 }
@@ -473,6 +480,17 @@ impl Config {
             self.recompute_modules
         } else {
             crate::cost::saved::Modules(0)
+        }
+    }
+
+    /// [`Self::offload_modules`] as the cost model reads it (see
+    /// [`Self::partial_recompute`]).
+    #[must_use]
+    pub fn offloaded_modules(&self) -> crate::cost::offload::OffloadModules {
+        if cfg!(feature = "knobs") {
+            self.offload_modules
+        } else {
+            crate::cost::offload::OffloadModules(0)
         }
     }
 

@@ -112,6 +112,23 @@ pub fn kept_per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> (f64
     let t_sp = if cfg.sequence_parallel { t } else { 1.0 };
     let (rep, split, scores) = saved_per_token(model, a);
     let everything = rep / t_sp + (split + scores) / t;
+    // Fine-grained offloading: the modules' tensors leave the kept set;
+    // the layer being copied holds them a while ([`crate::cost::offload`]).
+    let offloaded = crate::cost::offload::per_token(model, cfg, a);
+    let (kept, working) = kept_on_gpu(model, cfg, a, everything, (rep, split, scores), (t, t_sp));
+    let sent = offloaded.min(kept);
+    (kept - sent, working + sent)
+}
+
+/// [`kept_per_token`] before fine-grained offloading.
+fn kept_on_gpu(
+    model: &ModelShape,
+    cfg: &Config,
+    a: &Assumptions,
+    everything: f64,
+    (rep, split, scores): (f64, f64, f64),
+    (t, t_sp): (f64, f64),
+) -> (f64, f64) {
     match cfg.activation {
         ActivationModel::None => (everything, 0.0),
         // torchtitan's selective checkpointing is per op

@@ -579,6 +579,15 @@ pub fn step_time_shaped(
             m * per_device * (exposed_fwd + exposed_bwd)
         } else {
             0.0
+        }
+        // Fine-grained offloading: every layer's modules' tensors, the same
+        // way ([`crate::cost::offload::per_token`]).
+        + {
+            let copy = crate::cost::offload::per_token(model, cfg, a) * tokens
+                / hw.bandwidth(Link::CpuGpu).0;
+            let layer = (layer_gemm * passes.recip()).max(0.0);
+            m * heavy_layers
+                * ((copy - layer).max(0.0) + (copy - layer * (passes - 1.0)).max(0.0))
         };
 
     // The optimizer step: memory-bound over the local shard.

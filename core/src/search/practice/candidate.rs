@@ -238,6 +238,7 @@ pub(super) fn evaluate_candidate(
                             } else {
                                 crate::cost::saved::Modules(0)
                             },
+                            offload_modules: space.offload_modules.unwrap_or_default(),
                         };
                         // The embedding counts where a virtual-stage
                         // count the user fixed needs it (the free search

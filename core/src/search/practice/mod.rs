@@ -144,6 +144,9 @@ pub struct Space {
     /// ([`crate::cost::Config::recompute_modules`]): fixes recomputation
     /// to selective.
     pub recompute_modules: Option<crate::cost::saved::Modules>,
+    /// The modules whose saved tensors are offloaded
+    /// ([`crate::cost::Config::offload_modules`]).
+    pub offload_modules: Option<crate::cost::offload::OffloadModules>,
     /// With the schedule free, also try ZB-H1, ZB-V and DualPipe where
     /// there are no virtual stages (`--pipeline-schedule any`); otherwise the search
     /// keeps to Megatron-Core's 1F1B and interleaved 1F1B.
