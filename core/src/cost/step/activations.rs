@@ -211,12 +211,20 @@ pub fn fp8_saved_per_token(model: &ModelShape, cfg: &Config) -> f64 {
             f64::from(e.ffn) * (routed + shared)
         }
     };
+    // What fine-grained offloading sends is not kept, in FP8 or not: the
+    // attention's output (`core_attn`, `attn_proj`), the QKV projection's
+    // input (`qkv_linear`).
+    use crate::cost::offload::OffloadModules;
+    let off = cfg.offloaded_modules();
     let out = match model.latent {
+        _ if off.has(OffloadModules::CORE_ATTN) || off.has(OffloadModules::ATTN_PROJ) => 0.0,
         None => model.attention_width() as f64,
         Some(l) => f64::from(l.heads) * f64::from(l.v),
     };
     let inputs = if modules.has(Modules::LAYERNORM) {
         0.0
+    } else if off.has(OffloadModules::QKV_LINEAR) {
+        model.width() as f64
     } else {
         2.0 * model.width() as f64
     };
