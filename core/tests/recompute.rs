@@ -192,6 +192,22 @@ fn offloaded_modules_leave_the_gpu() {
             &a
         )
     );
+    // Under Transformer Engine's FP8 the projection's input was kept as a
+    // 1-byte copy beside the attention's 2-byte output: sending the output
+    // leaves neither, 1 byte an element more than the FP8 count alone.
+    let fp8 = plan3d_core::cost::framework::Framework::MegatronCore.apply(Assumptions {
+        compute: plan3d_core::cost::assumptions::Compute::Fp8Current,
+        ..Assumptions::PRACTICE
+    });
+    let (b8, o8) = (
+        stage_memory(&m, &none, &fp8, 0).activations.0,
+        stage_memory(&m, &with("attn_proj"), &fp8, 0).activations.0,
+    );
+    assert!(
+        close(b8 - o8, 8192.0 / 8.0 * 20.0 * 4.0 * 8192.0, 1e-9),
+        "{}",
+        b8 - o8
+    );
     assert_eq!(
         with("attn_proj,core_attn").offload_modules.names(),
         "core_attn,attn_proj"
