@@ -595,6 +595,13 @@ fn deepseek_v3_offloads_its_attention_as_its_recipe_does() {
     assert!(((stage(&sent, "host") - stage(&kept, "host")) / moved - 1.0).abs() < 1e-9);
     // The copies hide under the layers' compute.
     assert_eq!(f(&sent, "step_seconds"), f(&kept, "step_seconds"));
+    // The answer says what is recomputed and what offloaded.
+    let words = plan3d_words(&format!("{recipe} --offload-modules core_attn,attn_proj"));
+    let text = String::from_utf8_lossy(&words.stdout);
+    assert!(
+        text.contains("selective recomputation (layernorm, moe_act, mla_up_proj), modules offloaded to CPU memory (core_attn, attn_proj)"),
+        "{text}"
+    );
     let bad = plan3d_words(&format!("{recipe} --offload-modules attention"));
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown offload module in 'attention'"));

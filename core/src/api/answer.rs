@@ -542,7 +542,25 @@ fn settings(e: &EvaluationReport) -> String {
     };
     let recompute = match e.recompute.as_str() {
         "none" => "no recomputation".to_string(),
+        "selective" if !e.recompute_modules.is_empty() => format!(
+            "selective recomputation ({})",
+            e.recompute_modules.replace(',', ", ")
+        ),
+        "full" if e.recompute_layers > 0 => format!(
+            "full recomputation of {} layers a chunk",
+            e.recompute_layers
+        ),
         r => format!("{r} recomputation"),
+    };
+    // What leaves the GPU between a layer's forward and backward passes.
+    let modules = e.offload_modules.replace(',', ", ");
+    let recompute = match (e.offload_layers, modules.as_str()) {
+        (0, "") => recompute,
+        (0, m) => format!("{recompute}, modules offloaded to CPU memory ({m})"),
+        (n, "") => format!("{recompute}, {n} layers a chunk offloaded to CPU memory"),
+        (n, m) => format!(
+            "{recompute}, {n} layers a chunk and the others' modules offloaded to CPU memory ({m})"
+        ),
     };
     let mut s = format!(
         "micro-batch {} × {} per step (batch {} sequences), {zero}, {recompute}",
