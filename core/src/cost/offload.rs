@@ -58,33 +58,15 @@ impl OffloadModules {
     ///
     /// An unknown module.
     pub fn parse(list: &str) -> Result<Self, crate::Error> {
-        let mut bits = 0;
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let m = Self::ALL
-                .iter()
-                .find(|(_, n)| n.eq_ignore_ascii_case(name))
-                .ok_or(crate::Error::Unknown {
-                    what: "offload module",
-                })?;
-            bits |= m.0 .0;
-        }
-        Ok(Self(bits))
+        crate::cost::saved::parse_bits(list, Self::ALL.map(|(m, n)| (m.0, n)), "offload module")
+            .map(Self)
     }
 
     /// The modules' names, comma-separated (empty for none).
     #[cfg(feature = "alloc")]
     #[must_use]
     pub fn names(self) -> alloc::string::String {
-        let mut out = alloc::string::String::new();
-        for (m, n) in Self::ALL {
-            if self.has(m) {
-                if !out.is_empty() {
-                    out.push(',');
-                }
-                out.push_str(n);
-            }
-        }
-        out
+        crate::cost::saved::join_names(Self::ALL.map(|(m, n)| (self.has(m), n)))
     }
 }
 

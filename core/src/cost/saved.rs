@@ -493,6 +493,41 @@ pub fn op_sac_per_token(model: &ModelShape, compiled: bool) -> (f64, f64) {
     )
 }
 
+/// The bits of a comma-separated list of names (case-insensitive, blanks
+/// ignored), each of `all`'s: the recomputed and the offloaded modules.
+///
+/// # Errors
+///
+/// A name not among `all`, as an unknown `what`.
+pub(crate) fn parse_bits<const N: usize>(
+    list: &str,
+    all: [(u8, &str); N],
+    what: &'static str,
+) -> Result<u8, crate::Error> {
+    let mut bits = 0;
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let (b, _) = all
+            .iter()
+            .find(|(_, n)| n.eq_ignore_ascii_case(name))
+            .ok_or(crate::Error::Unknown { what })?;
+        bits |= b;
+    }
+    Ok(bits)
+}
+
+/// The names marked in `all`, comma-separated.
+#[cfg(feature = "alloc")]
+pub(crate) fn join_names<const N: usize>(all: [(bool, &str); N]) -> alloc::string::String {
+    let mut out = alloc::string::String::new();
+    for (_, n) in all.iter().filter(|(on, _)| *on) {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(n);
+    }
+    out
+}
+
 /// The modules Megatron-Core's selective recomputation recomputes
 /// (`--recompute-granularity selective --recompute-modules ...`): each
 /// module's outputs are not kept but computed again in the backward pass.
@@ -549,33 +584,14 @@ impl Modules {
     ///
     /// An unknown module.
     pub fn parse(list: &str) -> Result<Self, crate::Error> {
-        let mut bits = 0;
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let m = Self::ALL
-                .iter()
-                .find(|(_, n)| n.eq_ignore_ascii_case(name))
-                .ok_or(crate::Error::Unknown {
-                    what: "recompute module",
-                })?;
-            bits |= m.0 .0;
-        }
-        Ok(Self(bits))
+        parse_bits(list, Self::ALL.map(|(m, n)| (m.0, n)), "recompute module").map(Self)
     }
 
     /// The modules' names, comma-separated (`core_attn` for the default).
     #[cfg(feature = "alloc")]
     #[must_use]
     pub fn names(self) -> alloc::string::String {
-        let mut out = alloc::string::String::new();
-        for (m, n) in Self::ALL {
-            if self.has(m) {
-                if !out.is_empty() {
-                    out.push(',');
-                }
-                out.push_str(n);
-            }
-        }
-        out
+        join_names(Self::ALL.map(|(m, n)| (self.has(m), n)))
     }
 
     /// Bytes per token a layer does not keep when these modules are
