@@ -176,7 +176,8 @@ fn offloaded_modules_leave_the_gpu() {
     assert!(close(off.host.0 - base.host.0, moved, 1e-9));
     let time = |c: &Config| evaluate_with(&m, &hw, c, &a).unwrap().step.0;
     assert!(close(time(&with("core_attn")), time(&none), 1e-12));
-    // Nothing to send under full recomputation; an unknown name refused.
+    // Nothing to send under full recomputation, which is refused in words;
+    // an unknown name refused.
     let full = Config {
         activation: ActivationModel::Full,
         ..with("core_attn")
@@ -208,6 +209,8 @@ fn offloaded_modules_leave_the_gpu() {
         "{}",
         b8 - o8
     );
+    let refused = evaluate(&m, &hw, &full).unwrap_err().to_string();
+    assert!(refused.contains("offload module"), "{refused}");
     assert_eq!(
         with("attn_proj,core_attn").offload_modules.names(),
         "core_attn,attn_proj"

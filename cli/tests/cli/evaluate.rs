@@ -602,6 +602,21 @@ fn deepseek_v3_offloads_its_attention_as_its_recipe_does() {
         text.contains("selective recomputation (layernorm, moe_act, mla_up_proj), modules offloaded to CPU memory (core_attn, attn_proj)"),
         "{text}"
     );
+    // Full recomputation keeps nothing to offload: refused in words, by
+    // evaluate and plan alike, naming the field.
+    for cmd in [
+        "evaluate --model llama-3.1-70b --data 8 --pipe 4 --tensor 8 --recompute full --offload-modules core_attn",
+        "plan --model llama-3.1-70b --gpus 256 --recompute full --offload-modules core_attn",
+    ] {
+        let out = plan3d_words(cmd);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(err.contains("full recomputation keeps only its checkpoints"), "{err}");
+        assert_eq!(
+            plan3d_core::api::json::field_of(err.trim().trim_start_matches("error: ")),
+            Some("offload_modules")
+        );
+    }
     let bad = plan3d_words(&format!("{recipe} --offload-modules attention"));
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown offload module in 'attention'"));

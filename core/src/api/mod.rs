@@ -450,6 +450,17 @@ fn plan_under(
             chosen = [method(method_name)?];
             &chosen
         };
+        if p.offload_modules.is_some()
+            && matches!(
+                recomputation(p.recompute.as_deref(), c.activation)?,
+                Some(ActivationModel::Full)
+            )
+        {
+            return Err(ApiError(
+                "an offload module sends what a layer keeps: full recomputation keeps only its checkpoints (recompute selective or none)"
+                    .into(),
+            ));
+        }
         let space = Space {
             method: None,
             data: r.data,

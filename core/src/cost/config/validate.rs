@@ -62,6 +62,16 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
             what: "recompute_modules needs recompute selective",
         });
     }
+    if cfg.offload_modules.0 != 0
+        && matches!(
+            cfg.activation,
+            ActivationModel::Full | ActivationModel::Paper
+        )
+    {
+        return Err(Error::Incompatible {
+            what: "an offload module sends what a layer keeps: full recomputation keeps only its checkpoints (recompute selective or none)",
+        });
+    }
     if cfg.recompute_layers > 0 && cfg.activation != ActivationModel::Full {
         return Err(Error::Incompatible {
             what: "recompute_layers needs recompute full",
