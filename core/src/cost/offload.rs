@@ -80,7 +80,7 @@ impl OffloadModules {
 /// What the recomputed modules already free is not sent: the norms'
 /// outputs (`layernorm`), latent attention's up-projected q, k and v
 /// (`mla_up_proj`). None under full recomputation, whose layers keep only
-/// their checkpoints.
+/// their checkpoints (which `evaluate` and `plan` refuse).
 #[must_use]
 pub fn per_token(model: &ModelShape, cfg: &Config, a: &Assumptions) -> f64 {
     let off = cfg.offloaded_modules();
