@@ -27,6 +27,7 @@ mod answer;
 pub mod json;
 mod parse;
 pub mod profile_report;
+mod refusals;
 pub mod report;
 pub mod request;
 #[cfg(feature = "schema")]
@@ -51,11 +52,12 @@ use crate::search::{self, Parallelism, Scaling, Space};
 use crate::{estimate as estimate_mod, planner, zero as zero_mod};
 
 use parse::{
-    activation, config_of, method, parallelism, pipeline_schedule, practice_only, recomputation,
-    recompute, zero_r, zero_stage,
+    activation, config_of, method, parallelism, pipeline_schedule, recomputation, recompute,
+    zero_r, zero_stage,
 };
 pub use parse::{assumptions_of, calibrated, constraints_of, hardware_of, shape};
 use profile_report::{PresetReport, ProfileReport};
+use refusals::practice_only;
 use report::{
     EstimateReport, EvaluationReport, HardwareReport, ModelReport, PlanReport, RulesReport,
     RunReport, ScheduleReport, SweepRowReport, TimelineReport, ZeroReport,
@@ -224,7 +226,7 @@ fn evaluation_of(
     let a = calibrated(assumptions_of(&r.practice)?, &hw, &r.practice)?;
     let practice = a.set == AssumptionSet::Practice;
     let p = &r.practice;
-    if let Some(field) = parse::paper_ignores(p).filter(|_| !practice) {
+    if let Some(field) = refusals::paper_ignores(p).filter(|_| !practice) {
         // Echoed and not counted would mislead: say so instead.
         return Err(ApiError(format!(
             "{field} is read only by the practice model: add assumptions practice \
@@ -457,8 +459,7 @@ fn plan_under(
             )
         {
             return Err(ApiError(
-                "an offload module sends what a layer keeps: full recomputation keeps only its checkpoints (recompute selective or none)"
-                    .into(),
+                crate::cost::offload::UNDER_FULL_RECOMPUTATION.into(),
             ));
         }
         let space = Space {

@@ -14,6 +14,10 @@ use crate::cost::saved::{attention_widths, Modules};
 use crate::memory::ActivationModel;
 use crate::model::ModelShape;
 
+/// The refusal of offloaded modules under full recomputation, whose layers
+/// keep only their checkpoints: one wording for `evaluate` and `plan`.
+pub const UNDER_FULL_RECOMPUTATION: &str = "an offload module sends what a layer keeps: full recomputation keeps only its checkpoints (recompute selective or none)";
+
 /// The modules whose saved tensors are offloaded, by Megatron-Core's names
 /// (`TransformerConfig.offload_modules`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

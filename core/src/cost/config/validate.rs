@@ -69,7 +69,7 @@ pub(crate) fn validate(model: &ModelShape, hw: &Hardware, cfg: &Config) -> Resul
         )
     {
         return Err(Error::Incompatible {
-            what: "an offload module sends what a layer keeps: full recomputation keeps only its checkpoints (recompute selective or none)",
+            what: crate::cost::offload::UNDER_FULL_RECOMPUTATION,
         });
     }
     if cfg.recompute_layers > 0 && cfg.activation != ActivationModel::Full {

@@ -548,47 +548,37 @@ pub fn step_time_shaped(
         }
     };
 
-    // ZeRO-R P_a+cpu: each layer's (partitioned) checkpoint goes to CPU
-    // memory in the forward and comes back before its recomputation, over
-    // the CPU link, overlapped with the layer's own forward and backward.
-    let offload = if recomputes && cfg.zero_r == ZeroR::PaCpu {
-        let copy = checkpoint_per_token(model, cfg) * tokens / hw.bandwidth(Link::CpuGpu).0;
+    // What a layer's copy to or from CPU memory of `bytes` a token leaves
+    // exposed, per layer and micro-batch: out under its forward, back under
+    // its backward (the rest of its passes), over the CPU link; only what
+    // outlasts the layer's own compute shows.
+    let copied = |bytes: f64| {
+        let copy = bytes * tokens / hw.bandwidth(Link::CpuGpu).0;
         let layer = (layer_gemm * passes.recip()).max(0.0);
-        let exposed_fwd = (copy - layer).max(0.0);
-        let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
-        m * heavy_layers * (exposed_fwd + exposed_bwd)
+        (copy - layer).max(0.0) + (copy - layer * (passes - 1.0)).max(0.0)
+    };
+    // ZeRO-R P_a+cpu: each layer's (partitioned) checkpoint, before its
+    // recomputation.
+    let offload = if recomputes && cfg.zero_r == ZeroR::PaCpu {
+        m * heavy_layers * copied(checkpoint_per_token(model, cfg))
     } else {
         0.0
     };
     // Activation offloading (Megatron-Core's `--cpu-offloading-num-layers`):
-    // each offloaded layer's activations go to CPU memory after its forward
-    // and come back before its backward, over the CPU link, under the
-    // layer's own compute; only what outlasts it is exposed.
+    // an offloaded layer's activations, everything it keeps, not recomputed.
     let offload = offload
         + if cfg.offloaded_layers() > 0 {
-            // What an offloaded layer keeps: everything, not recomputed.
             let (rep, split, scores) = saved_per_token(model, a);
-            let bytes = (rep / t_sp + (split + scores) / t) * tokens;
-            let copy = bytes / hw.bandwidth(Link::CpuGpu).0;
-            let layer = (layer_gemm * passes.recip()).max(0.0);
-            let exposed_fwd = (copy - layer).max(0.0);
-            let exposed_bwd = (copy - layer * (passes - 1.0)).max(0.0);
             let per_device = offloaded_share(cfg, model.layers)
                 * f64::from(chunk_size(cfg, model.layers))
                 * f64::from(cfg.virtual_stages.max(1));
-            m * per_device * (exposed_fwd + exposed_bwd)
+            m * per_device * copied(rep / t_sp + (split + scores) / t)
         } else {
             0.0
         }
-        // Fine-grained offloading: every layer's modules' tensors, the same
-        // way ([`crate::cost::offload::per_token`]).
-        + {
-            let copy = crate::cost::offload::per_token(model, cfg, a) * tokens
-                / hw.bandwidth(Link::CpuGpu).0;
-            let layer = (layer_gemm * passes.recip()).max(0.0);
-            m * heavy_layers
-                * ((copy - layer).max(0.0) + (copy - layer * (passes - 1.0)).max(0.0))
-        };
+        // Fine-grained offloading: every layer's modules' tensors
+        // ([`crate::cost::offload::per_token`]).
+        + m * heavy_layers * copied(crate::cost::offload::per_token(model, cfg, a));
 
     // The optimizer step: memory-bound over the local shard.
     let (_, _, opt_shard) = zero.shards(rings.ranks);
